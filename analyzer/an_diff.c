@@ -1,0 +1,147 @@
+/* an_diff.c - analysis 9: what grew and shrank between two snapshots A and B.
+ *
+ * Processes are matched by tgid and comm (a reused pid with another command is a different
+ * process); units by path. Deltas are B - A in KiB; rows are ordered by the size of the RSS
+ * (processes) or physical (units) change, largest first, unchanged rows omitted.
+ */
+#include "model.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t kib_delta(const struct model *a, uint64_t pa, const struct model *b, uint64_t pb)
+{
+	return (int64_t)(pb * b->page_size / 1024) - (int64_t)(pa * a->page_size / 1024);
+}
+
+static const struct proc *find_proc(const struct model *m, const struct proc *like)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].tgid == like->tgid && strcmp(m->procs[i].comm, like->comm) == 0)
+			return &m->procs[i];
+	return NULL;
+}
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+static void diff_procs(const struct model *a, const struct model *b, struct report *r)
+{
+	enum { C_PID, C_COMM, C_STATUS, C_RSS_A, C_RSS_B, C_RSS_D, C_PSS_D, C_USS_D, C_VSS_D,
+	       C_SWAP_D, C_ABS, C_N };
+	static const struct column cols[C_N] = {
+		{ "pid", "PID", CELL_U64, false }, { "comm", "COMMAND", CELL_STR, false },
+		{ "status", "STATUS", CELL_STR, false },
+		{ "rss_a_kib", "RSS_A", CELL_U64, false }, { "rss_b_kib", "RSS_B", CELL_U64, false },
+		{ "rss_delta_kib", "RSS+-", CELL_I64, false }, { "pss_delta_kib", "PSS+-", CELL_I64, false },
+		{ "uss_delta_kib", "USS+-", CELL_I64, false }, { "vss_delta_kib", "VSS+-", CELL_I64, false },
+		{ "swap_delta_kib", "SWAP+-", CELL_I64, false }, { "abs_rss_delta_kib", "|RSS+-|", CELL_U64, false },
+	};
+	struct table *t = table_new("diff-procs", "Per-process change from A to B (KiB)", STYLE_GRID,
+				    C_N, cols);
+	/* Every process of B (new or changed), then those only in A (gone). */
+	for (int pass = 0; pass < 2; pass++) {
+		const struct model *m = pass ? a : b, *other = pass ? b : a;
+		for (size_t i = 0; i < m->nprocs; i++) {
+			const struct proc *p = &m->procs[i], *q = find_proc(other, p);
+			if (pass && q)
+				continue;
+			const struct proc *pa = pass ? p : q, *pb = pass ? NULL : p;
+			struct proc_totals ta = { 0 }, tb = { 0 };
+			if (pa)
+				model_proc_totals(a, pa, &ta);
+			if (pb)
+				model_proc_totals(b, pb, &tb);
+			int64_t drss = kib_delta(a, ta.rss, b, tb.rss);
+			int64_t dpss = (int64_t)((tb.pss >> PS_PSS_SHIFT) / 1024) -
+				       (int64_t)((ta.pss >> PS_PSS_SHIFT) / 1024);
+			int64_t duss = kib_delta(a, ta.uss, b, tb.uss), dvss = kib_delta(a, ta.vss, b, tb.vss);
+			int64_t dswap = kib_delta(a, ta.swap, b, tb.swap);
+			if (pa && pb && !drss && !dpss && !duss && !dvss && !dswap)
+				continue;
+			size_t row = table_add_row(t);
+			table_set_u64(t, row, C_PID, p->tgid);
+			table_set_str(t, row, C_COMM, p->comm);
+			table_set_str(t, row, C_STATUS, !pa ? "new" : !pb ? "gone" : "changed");
+			table_set_u64(t, row, C_RSS_A, ta.rss * a->page_size / 1024);
+			table_set_u64(t, row, C_RSS_B, tb.rss * b->page_size / 1024);
+			table_set_i64(t, row, C_RSS_D, drss);
+			table_set_i64(t, row, C_PSS_D, dpss);
+			table_set_i64(t, row, C_USS_D, duss);
+			table_set_i64(t, row, C_VSS_D, dvss);
+			table_set_i64(t, row, C_SWAP_D, dswap);
+			table_set_u64(t, row, C_ABS, (uint64_t)abs64(drss));
+		}
+	}
+	table_sort(t, C_ABS, true);
+	report_add(r, t);
+}
+
+static uint64_t unit_phys_total(const struct model *m, uint32_t u)
+{
+	uint64_t sum = 0;
+	for (int k = 0; k < PS_KIND_COUNT; k++)
+		sum += m->unit_phys[(size_t)u * PS_KIND_COUNT + (size_t)k];
+	return sum;
+}
+
+static void diff_units(const struct model *a, const struct model *b, struct report *r)
+{
+	enum { C_UNIT, C_STATUS, C_PHYS_A, C_PHYS_B, C_PHYS_D, C_ABS, C_N };
+	static const struct column cols[C_N] = {
+		{ "unit", "UNIT", CELL_STR, false }, { "status", "STATUS", CELL_STR, false },
+		{ "phys_a_kib", "PHYS_A", CELL_U64, false }, { "phys_b_kib", "PHYS_B", CELL_U64, false },
+		{ "phys_delta_kib", "PHYS+-", CELL_I64, false },
+		{ "abs_phys_delta_kib", "|PHYS+-|", CELL_U64, false },
+	};
+	struct table *t = table_new("diff-units", "Per-unit change of distinct physical pages "
+				    "from A to B (KiB)", STYLE_GRID, C_N, cols);
+	for (int pass = 0; pass < 2; pass++) {
+		const struct model *m = pass ? a : b, *other = pass ? b : a;
+		for (uint32_t u = 0; u < m->nunits; u++) {
+			uint32_t o = NO_UNIT;
+			for (uint32_t k = 0; k < other->nunits; k++)
+				if (strcmp(other->units[k], m->units[u]) == 0)
+					o = k;
+			if (pass && o != NO_UNIT)
+				continue;
+			uint64_t pa = pass ? unit_phys_total(a, u) : o != NO_UNIT ? unit_phys_total(a, o) : 0;
+			uint64_t pb = pass ? 0 : unit_phys_total(b, u);
+			int64_t d = kib_delta(a, pa, b, pb);
+			if (!d && !pass && o != NO_UNIT)
+				continue;
+			size_t row = table_add_row(t);
+			table_set_str(t, row, C_UNIT, m->units[u]);
+			table_set_str(t, row, C_STATUS, pass ? "gone" : o == NO_UNIT ? "new" : "changed");
+			table_set_u64(t, row, C_PHYS_A, pa * a->page_size / 1024);
+			table_set_u64(t, row, C_PHYS_B, pb * b->page_size / 1024);
+			table_set_i64(t, row, C_PHYS_D, d);
+			table_set_u64(t, row, C_ABS, (uint64_t)abs64(d));
+		}
+	}
+	table_sort(t, C_ABS, true);
+	report_add(r, t);
+}
+
+static void diff_total(const struct model *a, const struct model *b, struct report *r)
+{
+	enum { C_A, C_B, C_D, C_N };
+	static const struct column cols[C_N] = {
+		{ "user_a_kib", "USER_A", CELL_U64, false }, { "user_b_kib", "USER_B", CELL_U64, false },
+		{ "user_delta_kib", "USER+-", CELL_I64, false },
+	};
+	struct table *t = table_new("diff-total", "Physical memory used by user space, A to B (KiB)",
+				    STYLE_GRID, C_N, cols);
+	size_t row = table_add_row(t);
+	table_set_u64(t, row, C_A, a->pfns.used * a->page_size / 1024);
+	table_set_u64(t, row, C_B, b->pfns.used * b->page_size / 1024);
+	table_set_i64(t, row, C_D, kib_delta(a, a->pfns.used, b, b->pfns.used));
+	report_add(r, t);
+}
+
+void an_diff(const struct model *a, const struct model *b, struct report *r)
+{
+	diff_total(a, b, r);
+	diff_procs(a, b, r);
+	diff_units(a, b, r);
+}

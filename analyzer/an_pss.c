@@ -1,0 +1,163 @@
+/* an_pss.c - analysis 8: proportional and unique set sizes, as smem (per process) and
+ * librank (per mapped object) report them, and each executable unit's cost split.
+ *
+ * PSS counts each resident page as page_size / mapcount, summed with 12 bits of fraction
+ * like the kernel's smaps, shown in KiB rounded down. USS = pages with mapcount 1.
+ * Unit cost: clean = page-cache pages of the unit's mappings (shareable with every other
+ * process), private = anonymous pages in them (copy-on-write data, RELRO, bss).
+ */
+#include "model.h"
+#include "strindex.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t kib(const struct model *m, uint64_t pages) { return pages * m->page_size / 1024; }
+static uint64_t pss_kib(uint64_t pss_shifted) { return (pss_shifted >> PS_PSS_SHIFT) / 1024; }
+
+static void per_process(const struct model *m, struct report *r)
+{
+	enum { C_PID, C_COMM, C_VSS, C_RSS, C_PSS, C_USS, C_SWAP, C_N };
+	static const struct column cols[C_N] = {
+		{ "pid", "PID", CELL_U64, false }, { "comm", "COMMAND", CELL_STR, false },
+		{ "vss_kib", "VSS", CELL_U64, false }, { "rss_kib", "RSS", CELL_U64, false },
+		{ "pss_kib", "PSS", CELL_U64, false }, { "uss_kib", "USS", CELL_U64, false },
+		{ "swap_kib", "SWAP", CELL_U64, false },
+	};
+	struct table *t = table_new("pss", "PSS and USS per process (KiB, as smem)", STYLE_GRID,
+				    C_N, cols);
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc *p = &m->procs[i];
+		struct proc_totals tot;
+		model_proc_totals(m, p, &tot);
+		size_t row = table_add_row(t);
+		table_set_u64(t, row, C_PID, p->tgid);
+		table_set_str(t, row, C_COMM, p->comm);
+		table_set_u64(t, row, C_VSS, kib(m, tot.vss));
+		table_set_u64(t, row, C_RSS, kib(m, tot.rss));
+		table_set_u64(t, row, C_PSS, pss_kib(tot.pss));
+		table_set_u64(t, row, C_USS, kib(m, tot.uss));
+		table_set_u64(t, row, C_SWAP, kib(m, tot.swap));
+	}
+	table_sort(t, C_PSS, true);
+	if (m->pfn_hidden_pages)
+		table_set_note(t, "mapcounts hidden for %llu pages: their PSS and USS are missing",
+			       (unsigned long long)m->pfn_hidden_pages);
+	report_add(r, t);
+}
+
+/* librank groups by the mapped object's name; anonymous mappings are "[anon]". */
+struct object_acc {
+	const char *name;
+	uint64_t procs, last_proc, vss, rss, pss, uss;
+};
+
+static int object_cmp(const void *a, const void *b)
+{
+	const struct object_acc *x = a, *y = b;
+	if (x->pss != y->pss)
+		return x->pss < y->pss ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void per_object(const struct model *m, struct report *r)
+{
+	enum { C_NAME, C_PROCS, C_VSS, C_RSS, C_PSS, C_USS, C_N };
+	static const struct column cols[C_N] = {
+		{ "object", "OBJECT", CELL_STR, false }, { "procs", "PROCS", CELL_U64, false },
+		{ "vss_kib", "VSS", CELL_U64, false }, { "rss_kib", "RSS", CELL_U64, false },
+		{ "pss_kib", "PSS", CELL_U64, false }, { "uss_kib", "USS", CELL_U64, false },
+	};
+	struct table *t = table_new("librank", "PSS and USS per mapped object (KiB, as librank)",
+				    STYLE_GRID, C_N, cols);
+	struct strindex names = { 0 };
+	struct object_acc *acc = NULL;
+	size_t cap = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc *p = &m->procs[i];
+		for (size_t j = 0; j < p->nvmas; j++) {
+			const struct vma_info *v = &p->vmas[j];
+			uint32_t id = strindex_intern(&names, v->path[0] ? v->path : "[anon]");
+			if (id >= cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				acc = xrealloc(acc, ncap * sizeof *acc);
+				memset(acc + cap, 0, (ncap - cap) * sizeof *acc);
+				cap = ncap;
+			}
+			struct object_acc *a = &acc[id];
+			a->name = names.strs[id];
+			if (a->last_proc != i + 1)
+				a->last_proc = i + 1, a->procs++;
+			a->vss += model_vma_pages(m, v);
+			a->rss += v->sum.resident;
+			a->pss += v->sum.pss;
+			a->uss += v->sum.single;
+		}
+	}
+	qsort(acc, names.n, sizeof *acc, object_cmp);
+	for (size_t k = 0; k < names.n; k++) {
+		size_t row = table_add_row(t);
+		table_set_str(t, row, C_NAME, acc[k].name);
+		table_set_u64(t, row, C_PROCS, acc[k].procs);
+		table_set_u64(t, row, C_VSS, kib(m, acc[k].vss));
+		table_set_u64(t, row, C_RSS, kib(m, acc[k].rss));
+		table_set_u64(t, row, C_PSS, pss_kib(acc[k].pss));
+		table_set_u64(t, row, C_USS, kib(m, acc[k].uss));
+	}
+	free(acc);
+	strindex_free(&names);
+	report_add(r, t);
+}
+
+static void unit_cost(const struct model *m, struct report *r)
+{
+	enum { C_UNIT, C_PROCS, C_PSS, C_CLEAN, C_PRIVATE, C_N };
+	static const struct column cols[C_N] = {
+		{ "unit", "UNIT", CELL_STR, false }, { "procs", "PROCS", CELL_U64, false },
+		{ "pss_kib", "PSS", CELL_U64, false },
+		{ "clean_kib", "CLEAN_SHARED", CELL_U64, false },
+		{ "private_kib", "PRIVATE_COW", CELL_U64, false },
+	};
+	struct table *t = table_new("unit-cost", "Cost per executable unit: clean page cache vs "
+				    "private/copy-on-write pages (KiB, all processes)", STYLE_GRID, C_N, cols);
+	size_t nu = m->nunits ? m->nunits : 1;
+	uint64_t *pss = xcalloc(nu, sizeof *pss), *clean = xcalloc(nu, sizeof *clean);
+	uint64_t *priv = xcalloc(nu, sizeof *priv), *procs = xcalloc(nu, sizeof *procs);
+	uint64_t *last = xcalloc(nu, sizeof *last);
+	bool *lib = xcalloc(nu, sizeof *lib);
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (size_t j = 0; j < m->procs[i].nvmas; j++) {
+			const struct vma_info *v = &m->procs[i].vmas[j];
+			enum ps_vma_kind k = v->v.kind;
+			if (v->unit == NO_UNIT || k == PS_KIND_FILE || k == PS_KIND_SHMEM ||
+			    k == PS_KIND_HEAP)
+				continue;
+			lib[v->unit] = true;
+			pss[v->unit] += v->sum.pss;
+			clean[v->unit] += v->sum.file;
+			priv[v->unit] += v->sum.anon;
+			if (last[v->unit] != i + 1)
+				last[v->unit] = i + 1, procs[v->unit]++;
+		}
+	for (uint32_t u = 0; u < m->nunits; u++) {
+		if (!lib[u])
+			continue;
+		size_t row = table_add_row(t);
+		table_set_str(t, row, C_UNIT, m->units[u]);
+		table_set_u64(t, row, C_PROCS, procs[u]);
+		table_set_u64(t, row, C_PSS, pss_kib(pss[u]));
+		table_set_u64(t, row, C_CLEAN, kib(m, clean[u]));
+		table_set_u64(t, row, C_PRIVATE, kib(m, priv[u]));
+	}
+	table_sort(t, C_PSS, true);
+	free(pss), free(clean), free(priv), free(procs), free(last), free(lib);
+	report_add(r, t);
+}
+
+void an_pss(const struct model *m, struct report *r)
+{
+	per_process(m, r);
+	per_object(m, r);
+	unit_cost(m, r);
+}

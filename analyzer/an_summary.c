@@ -1,0 +1,73 @@
+/* an_summary.c - analysis 1: per process, pages of each memory type, virtual and resident.
+ *
+ * Columns: pid comm threads, then <group>_virt <group>_phys for stack, heap_bss, data, text,
+ * libdata (data + bss of libraries), libtext, anon, file (data files, shmem), other (vdso),
+ * then vss rss. "phys" is resident pages (the process's Rss, per group).
+ */
+#include "model.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void an_summary(const struct model *m, struct report *r)
+{
+	enum { C_PID, C_COMM, C_THREADS, C_GROUPS };
+	const size_t ncols = C_GROUPS + 2 * SG_COUNT + 2;
+	struct column *cols = xcalloc(ncols, sizeof *cols);
+	char *names[2 * SG_COUNT];
+	cols[C_PID] = (struct column){ "pid", "PID", CELL_U64, false };
+	cols[C_COMM] = (struct column){ "comm", "COMMAND", CELL_STR, false };
+	cols[C_THREADS] = (struct column){ "threads", "THR", CELL_U64, false };
+	for (int g = 0; g < SG_COUNT; g++) {
+		names[2 * g] = xasprintf("%s_virt", model_summary_group_name(g));
+		names[2 * g + 1] = xasprintf("%s_phys", model_summary_group_name(g));
+		cols[C_GROUPS + 2 * g] = (struct column){ names[2 * g], names[2 * g], CELL_U64, false };
+		cols[C_GROUPS + 2 * g + 1] = (struct column){ names[2 * g + 1], names[2 * g + 1], CELL_U64, false };
+	}
+	const size_t c_vss = C_GROUPS + 2 * SG_COUNT, c_rss = c_vss + 1;
+	cols[c_vss] = (struct column){ "vss", "VSS", CELL_U64, false };
+	cols[c_rss] = (struct column){ "rss", "RSS", CELL_U64, false };
+	struct table *t = table_new("summary", "Per-process summary (pages; phys = resident)",
+				    STYLE_GRID, ncols, cols);
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct proc *p = &m->procs[i];
+		uint64_t virt[SG_COUNT] = { 0 }, phys[SG_COUNT] = { 0 }, vss = 0, rss = 0;
+		for (size_t j = 0; j < p->nvmas; j++) {
+			const struct vma_info *v = &p->vmas[j];
+			enum summary_group g = model_summary_group(v->v.kind);
+			virt[g] += model_vma_pages(m, v);
+			phys[g] += v->sum.resident;
+			vss += model_vma_pages(m, v);
+			rss += v->sum.resident;
+		}
+		size_t row = table_add_row(t);
+		table_set_u64(t, row, C_PID, p->tgid);
+		table_set_str(t, row, C_COMM, p->comm);
+		table_set_u64(t, row, C_THREADS, p->nthreads);
+		for (int g = 0; g < SG_COUNT; g++) {
+			table_set_u64(t, row, C_GROUPS + 2 * (size_t)g, virt[g]);
+			table_set_u64(t, row, C_GROUPS + 2 * (size_t)g + 1, phys[g]);
+		}
+		table_set_u64(t, row, c_vss, vss);
+		table_set_u64(t, row, c_rss, rss);
+	}
+	table_sort(t, C_PID, false);
+
+	t->chart = xcalloc(1, sizeof *t->chart);
+	t->chart->title = "Pages per process: virtual (left) and resident (right)";
+	t->chart->unit = "pages";
+	t->chart->label_col = C_COMM;
+	t->chart->nseries = SG_COUNT;
+	for (int g = 0; g < SG_COUNT; g++)
+		t->chart->series[g] = (struct chart_series){ model_summary_group_name(g),
+			C_GROUPS + 2 * (size_t)g, C_GROUPS + 2 * (size_t)g + 1 };
+	if (m->pfn_hidden_pages)
+		table_set_note(t, "resident counts are exact; PFNs were hidden for %llu pages",
+			       (unsigned long long)m->pfn_hidden_pages);
+	report_add(r, t);
+	for (int i = 0; i < 2 * SG_COUNT; i++)
+		free(names[i]);
+	free(cols);
+}

@@ -1,0 +1,71 @@
+/* an_thrash.c - analysis 10: thrashing candidates across the snapshots of one stream.
+ *
+ * A process is a candidate when its major faults grow in every interval while its working
+ * set (pages referenced) shrinks from the first to the last snapshot: it keeps faulting in
+ * pages that reclaim keeps taking away. Processes are matched by tgid and comm.
+ */
+#include "model.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_PID, C_COMM, C_SNAPS, C_MAJ0, C_MAJ1, C_MAJD, C_WS0, C_WS1, C_RSS0, C_RSS1, C_VERDICT,
+       C_N };
+
+void an_thrash(const struct model *m, struct report *r)
+{
+	static const struct column cols[C_N] = {
+		{ "pid", "PID", CELL_U64, false }, { "comm", "COMMAND", CELL_STR, false },
+		{ "snapshots", "SNAPS", CELL_U64, false },
+		{ "majflt_first", "MAJFLT0", CELL_U64, false }, { "majflt_last", "MAJFLT1", CELL_U64, false },
+		{ "majflt_growth", "MAJ+", CELL_U64, false },
+		{ "ws_first", "WS0", CELL_U64, false }, { "ws_last", "WS1", CELL_U64, false },
+		{ "rss_first", "RSS0", CELL_U64, false }, { "rss_last", "RSS1", CELL_U64, false },
+		{ "verdict", "VERDICT", CELL_STR, false },
+	};
+	struct table *t = table_new("thrash", "Thrashing candidates (major faults growing while "
+				    "the working set shrinks; ws = referenced pages)", STYLE_GRID, C_N, cols);
+	if (m->snapshots < 2) {
+		table_set_note(t, "needs two or more snapshots in one stream (pagesleuth snap "
+			       "--every S --count N); this file has %llu", (unsigned long long)m->snapshots);
+		report_add(r, t);
+		return;
+	}
+	bool *done = xcalloc(m->nhistory ? m->nhistory : 1, sizeof *done);
+	for (size_t i = 0; i < m->nhistory; i++) {
+		if (done[i])
+			continue;
+		const struct proc_history *first = &m->history[i], *last = first, *prev = first;
+		uint64_t snaps = 1;
+		bool always_growing = true;
+		for (size_t j = i + 1; j < m->nhistory; j++) {
+			const struct proc_history *h = &m->history[j];
+			if (done[j] || h->tgid != first->tgid || strcmp(h->comm, first->comm) != 0 ||
+			    h->seq == prev->seq)
+				continue;
+			done[j] = true;
+			always_growing &= h->majflt > prev->majflt;
+			prev = last = h;
+			snaps++;
+		}
+		if (snaps < 2)
+			continue;
+		bool candidate = always_growing && last->referenced < first->referenced;
+		size_t row = table_add_row(t);
+		table_set_u64(t, row, C_PID, first->tgid);
+		table_set_str(t, row, C_COMM, first->comm);
+		table_set_u64(t, row, C_SNAPS, snaps);
+		table_set_u64(t, row, C_MAJ0, first->majflt);
+		table_set_u64(t, row, C_MAJ1, last->majflt);
+		table_set_u64(t, row, C_MAJD, last->majflt - first->majflt);
+		table_set_u64(t, row, C_WS0, first->referenced);
+		table_set_u64(t, row, C_WS1, last->referenced);
+		table_set_u64(t, row, C_RSS0, first->resident);
+		table_set_u64(t, row, C_RSS1, last->resident);
+		table_set_str(t, row, C_VERDICT, candidate ? "THRASHING" : "");
+	}
+	free(done);
+	table_sort(t, C_MAJD, true);
+	report_add(r, t);
+}

@@ -1,0 +1,364 @@
+/* cmd_report.c - `pagesleuth report` and `pagesleuth diff`: load records, run the chosen
+ * analyses, render. Exit status: 0 complete, 1 the input was partial (the output says so),
+ * 2 usage or input error. */
+#include "commands.h"
+#include "model.h"
+#include "atomic_file.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum analysis_id { A_SUMMARY, A_RESMAP, A_UNITMAP, A_UNITS, A_MIXED, A_TOTAL, A_PAGES, A_PSS,
+		   A_THRASH, A_COUNT };
+
+static const struct {
+	const char *name;
+	bool by_default;
+	const char *what;
+} analyses[A_COUNT] = {
+	[A_SUMMARY] = { "summary", true, "per process: stack, heap+bss, data, text, library data/text; virtual and resident" },
+	[A_RESMAP] = { "resmap", false, "per process resident maps, 64 pages per line" },
+	[A_UNITMAP] = { "unitmap", false, "resident maps per executable unit across processes" },
+	[A_UNITS] = { "units", true, "per executable unit: text, data, bss; virtual and distinct physical" },
+	[A_MIXED] = { "mixed", true, "VMAs with both single-use and shared pages, COW pages in file mappings" },
+	[A_TOTAL] = { "total", true, "physical pages used by user space, as one number" },
+	[A_PAGES] = { "pages", false, "the physical page dump (large: only when asked for)" },
+	[A_PSS] = { "pss", true, "PSS/USS per process (smem), per object (librank), unit cost split" },
+	[A_THRASH] = { "thrash", true, "thrashing candidates across snapshots of one stream" },
+};
+
+enum out_format { F_TEXT, F_CSV, F_JSON };
+
+static void report_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pagesleuth report [OPTIONS] RECORDS\n"
+		"Analyse a record file (docs/record-format.md); '-' reads standard input.\n\n"
+		"  -a, --analysis LIST  comma-separated analyses, or 'all' (everything but pages);\n"
+		"                       default: summary,units,mixed,total,pss,thrash\n"
+		"  -f, --format FMT     text (default), csv or json\n"
+		"  -o, --output FILE    write there (atomically) instead of standard output\n"
+		"      --html FILE      also write one self-contained HTML report with charts and maps\n"
+		"                       (its analyses: the chosen ones plus resmap and unitmap)\n"
+		"      --svg DIR        also write each chart and resident map as an SVG file in DIR\n"
+		"  -s, --snapshot N     analyse snapshot N of a multi-snapshot stream (default: last)\n"
+		"  -h, --help           this text\n\nanalyses:\n");
+	for (int i = 0; i < A_COUNT; i++)
+		fprintf(out, "  %-8s %s\n", analyses[i].name, analyses[i].what);
+	fprintf(out, "\nExit status: 0 complete, 1 the records were partial (the output says why),\n"
+		     "2 usage or input error.\n");
+}
+
+static int parse_analyses(const char *list, bool on[A_COUNT])
+{
+	memset(on, 0, A_COUNT * sizeof *on);
+	char *copy = xstrdup(list), *save = NULL;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "all") == 0) {
+			for (int i = 0; i < A_COUNT; i++)
+				on[i] |= i != A_PAGES;
+			continue;
+		}
+		int found = -1;
+		for (int i = 0; i < A_COUNT; i++)
+			if (strcmp(tok, analyses[i].name) == 0)
+				found = i;
+		if (found < 0) {
+			fprintf(stderr, "pagesleuth report: unknown analysis '%s' (see --help)\n", tok);
+			free(copy);
+			return -1;
+		}
+		on[found] = true;
+	}
+	free(copy);
+	return 0;
+}
+
+static void run_analyses(const struct model *m, const bool on[A_COUNT], struct report *r)
+{
+	if (on[A_TOTAL])
+		an_total(m, r);
+	if (on[A_SUMMARY])
+		an_summary(m, r);
+	if (on[A_PSS])
+		an_pss(m, r);
+	if (on[A_UNITS])
+		an_unit_totals(m, r);
+	if (on[A_MIXED])
+		an_mixed(m, r);
+	if (on[A_THRASH])
+		an_thrash(m, r);
+	if (on[A_RESMAP])
+		an_resmap(m, r);
+	if (on[A_UNITMAP])
+		an_unitmap(m, r);
+}
+
+typedef int (*renderer)(const struct report *, FILE *);
+
+/* Render to PATH atomically, or to stdout when PATH is NULL. */
+static int write_rendered(const struct report *r, renderer render, const char *path)
+{
+	if (!path) {
+		if (render(r, stdout) < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "pagesleuth: write error on standard output: %s\n", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	struct atomic_file af;
+	char *err = NULL;
+	if (atomic_open(&af, path, &err) < 0) {
+		fprintf(stderr, "pagesleuth: %s\n", err);
+		free(err);
+		return -1;
+	}
+	bool ok = render(r, af.fp) == 0;
+	if (atomic_close(&af, ok, &err) < 0 || !ok) {
+		fprintf(stderr, "pagesleuth: %s\n", err ? err : "render failed");
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* One SVG per chart and per map group, named ID[-N].svg in DIR. */
+static int write_svgs(const struct report *r, const char *dir)
+{
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "pagesleuth: %s: cannot create: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < r->ntables; i++) {
+		const struct table *t = r->tables[i];
+		if (t->chart) {
+			char *path = xasprintf("%s/%s.svg", dir, t->id);
+			struct atomic_file af;
+			char *err = NULL;
+			int rc = atomic_open(&af, path, &err);
+			if (rc == 0)
+				rc = atomic_close(&af, render_chart_svg(t, af.fp) == 0, &err);
+			free(path);
+			if (rc < 0) {
+				fprintf(stderr, "pagesleuth: %s\n", err ? err : "svg failed");
+				free(err);
+				return -1;
+			}
+		}
+		if (t->style != STYLE_MAP)
+			continue;
+		const char *prev = NULL;
+		unsigned n = 0;
+		for (size_t row = 0; row < t->nrows; row++) {
+			const char *group = table_cell_c(t, row, MAP_COL_GROUP)->s;
+			if (prev && strcmp(prev, group) == 0)
+				continue;
+			prev = group;
+			char *path = xasprintf("%s/%s-%u.svg", dir, t->id, n++);
+			struct atomic_file af;
+			char *err = NULL;
+			int rc = atomic_open(&af, path, &err);
+			if (rc == 0)
+				rc = atomic_close(&af, render_map_svg(t, group, af.fp) == 0, &err);
+			free(path);
+			if (rc < 0) {
+				fprintf(stderr, "pagesleuth: %s\n", err ? err : "svg failed");
+				free(err);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void print_warnings(const struct report *r)
+{
+	if (r->warnings)
+		fprintf(stderr, "%s", r->warnings);
+}
+
+int ps_cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "analysis", required_argument, NULL, 'a' }, { "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' }, { "html", required_argument, NULL, 'H' },
+		{ "svg", required_argument, NULL, 'S' }, { "snapshot", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	bool on[A_COUNT];
+	for (int i = 0; i < A_COUNT; i++)
+		on[i] = analyses[i].by_default;
+	enum out_format fmt = F_TEXT;
+	const char *out_path = NULL, *html_path = NULL, *svg_dir = NULL;
+	struct model_options opt = { .snapshot = -1 };
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "a:f:o:s:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (parse_analyses(optarg, on) < 0)
+				return 2;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				fmt = F_TEXT;
+			else if (strcmp(optarg, "csv") == 0)
+				fmt = F_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				fmt = F_JSON;
+			else {
+				fprintf(stderr, "pagesleuth report: unknown format '%s' (text, csv, json)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'o': out_path = optarg; break;
+		case 'H': html_path = optarg; break;
+		case 'S': svg_dir = optarg; break;
+		case 's': {
+			char *end;
+			errno = 0;
+			long long v = strtoll(optarg, &end, 10);
+			if (errno || *end || v < 0) {
+				fprintf(stderr, "pagesleuth report: --snapshot needs a number >= 0\n");
+				return 2;
+			}
+			opt.snapshot = v;
+			break;
+		}
+		case 'h': report_usage(stdout); return 0;
+		default: report_usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		report_usage(stderr);
+		return 2;
+	}
+	const char *input = argv[optind];
+	bool want_html = html_path != NULL || svg_dir != NULL;
+	opt.keep_maps = on[A_RESMAP] || on[A_UNITMAP] || want_html;
+	struct pages_dump *pages = NULL;
+	if (on[A_PAGES]) {
+		pages = an_pages_begin();
+		opt.on_run = an_pages_on_run;
+		opt.on_run_ctx = pages;
+	}
+
+	struct model m;
+	char *err = NULL;
+	if (model_load(&m, input, &opt, &err) < 0) {
+		fprintf(stderr, "pagesleuth: %s\n", err ? err : "cannot read records");
+		free(err);
+		if (pages) {
+			struct report tmp = { 0 };
+			an_pages_finish(pages, &tmp);
+			report_free(&tmp);
+		}
+		return 2;
+	}
+	struct report rep = { 0 };
+	model_describe(&m, &rep);
+	if (pages)
+		an_pages_finish(pages, &rep);
+	run_analyses(&m, on, &rep);
+	print_warnings(&rep);
+
+	renderer render = fmt == F_CSV ? render_csv : fmt == F_JSON ? render_json : render_text;
+	int rc = write_rendered(&rep, render, out_path) < 0 ? 2 : 0;
+	if (rc == 0 && want_html) {
+		/* The HTML report and SVGs always carry the charts and both map views. */
+		bool extra[A_COUNT] = { 0 };
+		extra[A_RESMAP] = !on[A_RESMAP];
+		extra[A_UNITMAP] = !on[A_UNITMAP];
+		run_analyses(&m, extra, &rep);
+		if (html_path && write_rendered(&rep, render_html, html_path) < 0)
+			rc = 2;
+		if (rc == 0 && svg_dir && write_svgs(&rep, svg_dir) < 0)
+			rc = 2;
+	}
+	if (rc == 0 && rep.partial) {
+		fprintf(stderr, "pagesleuth: the records are partial:\n%s", rep.partial_why);
+		rc = 1;
+	}
+	report_free(&rep);
+	model_free(&m);
+	return rc;
+}
+
+static void diff_usage(FILE *out)
+{
+	fprintf(out, "usage: pagesleuth diff [OPTIONS] A B\n"
+		     "What grew and shrank from snapshot A to snapshot B, per process and per unit.\n\n"
+		     "  -f, --format FMT   text (default), csv or json\n"
+		     "  -o, --output FILE  write there (atomically)\n"
+		     "  -h, --help         this text\n");
+}
+
+int ps_cmd_diff(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	renderer render = render_text;
+	const char *out_path = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				render = render_text;
+			else if (strcmp(optarg, "csv") == 0)
+				render = render_csv;
+			else if (strcmp(optarg, "json") == 0)
+				render = render_json;
+			else {
+				fprintf(stderr, "pagesleuth diff: unknown format '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'o': out_path = optarg; break;
+		case 'h': diff_usage(stdout); return 0;
+		default: diff_usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 2) {
+		diff_usage(stderr);
+		return 2;
+	}
+	struct model_options opt = { .snapshot = -1 };
+	struct model a, b;
+	char *err = NULL;
+	if (model_load(&a, argv[optind], &opt, &err) < 0) {
+		fprintf(stderr, "pagesleuth: %s\n", err);
+		free(err);
+		return 2;
+	}
+	if (model_load(&b, argv[optind + 1], &opt, &err) < 0) {
+		fprintf(stderr, "pagesleuth: %s\n", err);
+		free(err);
+		model_free(&a);
+		return 2;
+	}
+	struct report rep = { 0 };
+	model_describe(&b, &rep);
+	if (!a.complete || a.partial_why)
+		report_set_partial(&rep, "A (%s) is partial: %s", argv[optind],
+				   a.partial_why ? a.partial_why : "incomplete");
+	if (a.page_size != b.page_size)
+		report_set_partial(&rep, "A and B have different page sizes (%u, %u)", a.page_size,
+				   b.page_size);
+	an_diff(&a, &b, &rep);
+	print_warnings(&rep);
+	int rc = write_rendered(&rep, render, out_path) < 0 ? 2 : rep.partial ? 1 : 0;
+	if (rep.partial && rc == 1)
+		fprintf(stderr, "pagesleuth: the records are partial:\n%s", rep.partial_why);
+	report_free(&rep);
+	model_free(&a);
+	model_free(&b);
+	return rc;
+}

@@ -1,0 +1,516 @@
+/* model.c - stream a record file into the per-snapshot model the analyses read. */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "strindex.h"
+#include "xalloc.h"
+
+/* ---- distinct PFNs ------------------------------------------------------------------------- */
+
+static size_t pfn_hash(uint64_t pfn, size_t cap)
+{
+	/* Fibonacci hashing: neighbouring PFNs spread over the table. */
+	return (size_t)((pfn * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (cap - 1);
+}
+
+static void pfn_grow(struct pfn_table *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 1 << 16;
+	struct pfn_entry *ns = xcalloc(ncap, sizeof *ns);
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->slots[i].pfn_plus1)
+			continue;
+		size_t h = pfn_hash(t->slots[i].pfn_plus1 - 1, ncap);
+		while (ns[h].pfn_plus1)
+			h = (h + 1) & (ncap - 1);
+		ns[h] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = ncap;
+}
+
+/* Returns the entry for pfn, inserting it (with *inserted = true) if new. */
+static struct pfn_entry *pfn_lookup_add(struct pfn_table *t, uint64_t pfn, bool *inserted)
+{
+	if ((t->used + 1) * 4 > t->cap * 3)
+		pfn_grow(t);
+	size_t h = pfn_hash(pfn, t->cap);
+	while (t->slots[h].pfn_plus1) {
+		if (t->slots[h].pfn_plus1 == pfn + 1) {
+			*inserted = false;
+			return &t->slots[h];
+		}
+		h = (h + 1) & (t->cap - 1);
+	}
+	t->slots[h].pfn_plus1 = pfn + 1;
+	t->used++;
+	*inserted = true;
+	return &t->slots[h];
+}
+
+/* ---- executable units ---------------------------------------------------------------------- */
+
+static uint32_t unit_intern(struct model *m, struct strindex *ix, const char *path)
+{
+	uint32_t id = strindex_intern(ix, path);
+	if (ix->n > m->nunits) { /* new: grow the per-unit page counters alongside */
+		m->unit_phys = xrealloc(m->unit_phys, ix->cap * PS_KIND_COUNT * sizeof *m->unit_phys);
+		memset(&m->unit_phys[id * PS_KIND_COUNT], 0, PS_KIND_COUNT * sizeof *m->unit_phys);
+	}
+	m->units = ix->strs; /* the model owns the strings once the snapshot is finished */
+	m->nunits = ix->n;
+	m->capunits = ix->cap;
+	return id;
+}
+
+const char *model_unit_name(const struct model *m, uint32_t unit)
+{
+	return unit == NO_UNIT || unit >= m->nunits ? "" : m->units[unit];
+}
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+enum summary_group model_summary_group(enum ps_vma_kind kind)
+{
+	switch (kind) {
+	case PS_KIND_STACK: return SG_STACK;
+	case PS_KIND_HEAP:
+	case PS_KIND_BSS: return SG_HEAP_BSS;
+	case PS_KIND_DATA: return SG_DATA;
+	case PS_KIND_TEXT: return SG_TEXT;
+	case PS_KIND_LIBDATA:
+	case PS_KIND_LIBBSS: return SG_LIBDATA;
+	case PS_KIND_LIBTEXT: return SG_LIBTEXT;
+	case PS_KIND_ANON: return SG_ANON;
+	case PS_KIND_FILE:
+	case PS_KIND_SHMEM: return SG_FILE;
+	default: return SG_OTHER;
+	}
+}
+
+const char *model_summary_group_name(enum summary_group g)
+{
+	static const char *const names[SG_COUNT] = { "stack", "heap_bss", "data", "text",
+		"libdata", "libtext", "anon", "file", "other" };
+	return (unsigned)g < SG_COUNT ? names[g] : "other";
+}
+
+char model_map_char(const struct ps_map *run)
+{
+	if (run->mapcount == PS_UNKNOWN)
+		return '?';
+	if (run->mapcount >= 10)
+		return '#';
+	/* A resident page has at least this mapping, whatever a racy mapcount said. */
+	return (char)('0' + (run->mapcount ? run->mapcount : 1));
+}
+
+void model_vma_flags(const struct proc *p, const struct vma_info *v, char out[16])
+{
+	size_t n = 0;
+	enum ps_vma_kind k = v->v.kind;
+	if (k == PS_KIND_STACK)
+		out[n++] = 'S';
+	if (k == PS_KIND_TEXT || k == PS_KIND_DATA || k == PS_KIND_BSS || k == PS_KIND_HEAP ||
+	    (p->exe && p->exe[0] && v->path[0] && strcmp(p->exe, v->path) == 0))
+		out[n++] = 'X';
+	if (k == PS_KIND_BSS || k == PS_KIND_HEAP || k == PS_KIND_LIBBSS)
+		out[n++] = 'B';
+	if (n)
+		out[n++] = ' ';
+	memcpy(out + n, v->v.perm, 4);
+	out[n + 4] = '\0';
+}
+
+uint64_t model_vma_pages(const struct model *m, const struct vma_info *v)
+{
+	return (v->v.end - v->v.start) >> m->page_shift;
+}
+
+void model_proc_totals(const struct model *m, const struct proc *p, struct proc_totals *t)
+{
+	memset(t, 0, sizeof *t);
+	for (size_t j = 0; j < p->nvmas; j++) {
+		const struct ps_vma_sum *s = &p->vmas[j].sum;
+		t->vss += model_vma_pages(m, &p->vmas[j]);
+		t->rss += s->resident, t->pss += s->pss, t->uss += s->single;
+		t->swap += s->swapped, t->referenced += s->referenced, t->anon += s->anon;
+	}
+}
+
+/* ---- building ------------------------------------------------------------------------------ */
+
+struct pending_task {
+	struct ps_task t;
+	char comm[64];
+};
+
+struct builder {
+	struct model *kept;         /* the caller's model: header, history, the chosen snapshot */
+	struct model cur;           /* the snapshot being read */
+	const struct model_options *opt;
+	struct strindex units;
+	uint32_t *proc_of_mm;       /* mm id -> proc index + 1 */
+	size_t proc_of_mm_cap;
+	struct pending_task *tasks;
+	size_t ntasks, captasks;
+	struct proc *cur_proc;
+	struct vma_info *cur_vma;
+	bool in_snapshot, kept_any;
+	const char *file;
+};
+
+static void snapshot_free(struct model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct proc *p = &m->procs[i];
+		for (size_t j = 0; j < p->nvmas; j++)
+			free(p->vmas[j].path), free(p->vmas[j].runs);
+		free(p->vmas), free(p->comm), free(p->exe);
+	}
+	free(m->procs);
+	for (size_t u = 0; u < m->nunits; u++)
+		free(m->units[u]);
+	free(m->units), free(m->unit_phys), free(m->pfns.slots);
+	free(m->partial_why), free(m->warnings), free(m->snapshot_time);
+	m->procs = NULL, m->nprocs = m->capprocs = 0;
+	m->units = NULL, m->unit_phys = NULL, m->nunits = m->capunits = 0;
+	memset(&m->pfns, 0, sizeof m->pfns);
+	m->partial_why = m->warnings = m->snapshot_time = NULL;
+	m->pfn_hidden_pages = m->swapped_pages = m->unknown_pages = m->excluded_pages = 0;
+	m->distinct_anon = 0;
+	m->complete = false;
+}
+
+static void map_run_add(struct vma_info *v, uint64_t first, uint64_t count, char ch)
+{
+	if (v->nruns) {
+		struct map_run *last = &v->runs[v->nruns - 1];
+		if (last->ch == ch && last->first + last->count == first) {
+			last->count += count;
+			return;
+		}
+	}
+	if (v->nruns == v->capruns) {
+		v->capruns = v->capruns ? v->capruns * 2 : 4;
+		v->runs = xrealloc(v->runs, v->capruns * sizeof *v->runs);
+	}
+	v->runs[v->nruns++] = (struct map_run){ first, count, ch };
+}
+
+static struct proc *proc_for_mm(struct builder *b, uint64_t mm_id)
+{
+	return mm_id < b->proc_of_mm_cap && b->proc_of_mm[mm_id] ?
+		       &b->cur.procs[b->proc_of_mm[mm_id] - 1] : NULL;
+}
+
+static void on_mm(struct builder *b, const struct ps_mm *mm)
+{
+	struct model *m = &b->cur;
+	if (m->nprocs == m->capprocs) {
+		m->capprocs = m->capprocs ? m->capprocs * 2 : 64;
+		m->procs = xrealloc(m->procs, m->capprocs * sizeof *m->procs);
+	}
+	struct proc *p = &m->procs[m->nprocs];
+	memset(p, 0, sizeof *p);
+	p->mm_id = mm->id;
+	p->tgid = mm->tgid;
+	p->pid = PS_UNKNOWN;
+	p->comm = xstrdup(mm->comm);
+	p->exe = xstrdup(mm->exe);
+	p->start_brk = mm->start_brk, p->brk = mm->brk, p->start_stack = mm->start_stack;
+	p->total_vm = mm->total_vm;
+	if (mm->id >= b->proc_of_mm_cap) {
+		size_t ncap = b->proc_of_mm_cap ? b->proc_of_mm_cap : 64;
+		while (ncap <= mm->id)
+			ncap *= 2;
+		b->proc_of_mm = xrealloc(b->proc_of_mm, ncap * sizeof *b->proc_of_mm);
+		memset(b->proc_of_mm + b->proc_of_mm_cap, 0,
+		       (ncap - b->proc_of_mm_cap) * sizeof *b->proc_of_mm);
+		b->proc_of_mm_cap = ncap;
+	}
+	b->proc_of_mm[mm->id] = (uint32_t)++m->nprocs;
+	b->cur_proc = p;
+	b->cur_vma = NULL;
+}
+
+static void on_vma(struct builder *b, const struct ps_vma *in)
+{
+	struct proc *p = b->cur_proc; /* the reader guarantees the vma follows its mm */
+	if (p->nvmas == p->capvmas) {
+		p->capvmas = p->capvmas ? p->capvmas * 2 : 16;
+		p->vmas = xrealloc(p->vmas, p->capvmas * sizeof *p->vmas);
+	}
+	struct vma_info *v = &p->vmas[p->nvmas++];
+	memset(v, 0, sizeof *v);
+	v->v = *in;
+	v->path = xstrdup(in->path);
+	v->v.path = v->path;
+	v->unit = in->unit && in->unit[0] ? unit_intern(&b->cur, &b->units, in->unit) : NO_UNIT;
+	v->v.unit = NULL; /* use model_unit_name(v->unit): the reader's string dies next line */
+	v->sum.mm = in->mm;
+	v->sum.start = in->start;
+	b->cur_vma = v;
+}
+
+static void on_map(struct builder *b, const struct ps_map *run)
+{
+	struct model *m = &b->cur;
+	struct vma_info *v = b->cur_vma;
+	v->have_runs = true;
+	ps_sum_add_map(&v->sum, run, m->page_size);
+	bool file_backed = v->path[0] && v->path[0] != '[';
+	if (file_backed && ps_map_anon(run))
+		v->cow += run->npages;
+	if (run->excluded)
+		m->excluded_pages += run->npages;
+	if (run->pfn == PS_UNKNOWN) {
+		v->pfn_hidden += run->npages;
+		m->pfn_hidden_pages += run->npages;
+	} else {
+		uint32_t owner = (v->unit == NO_UNIT ? 0 : v->unit) * PS_KIND_COUNT + v->v.kind;
+		for (uint64_t i = 0; i < run->npages; i++) {
+			bool inserted;
+			struct pfn_entry *e = pfn_lookup_add(&m->pfns, run->pfn + i, &inserted);
+			if (inserted) {
+				m->distinct_anon += ps_map_anon(run);
+				e->first_owner = v->unit == NO_UNIT ? UINT32_MAX : owner;
+				if (v->unit != NO_UNIT)
+					m->unit_phys[owner]++;
+			}
+			if (e->mappings < UINT32_MAX)
+				e->mappings++;
+		}
+	}
+	if (b->opt->keep_maps)
+		map_run_add(v, (run->vaddr - v->v.start) >> m->page_shift, run->npages,
+			    model_map_char(run));
+	if (b->opt->on_run)
+		b->opt->on_run(b->opt->on_run_ctx, m, b->cur_proc, v, run);
+}
+
+static void on_sum(struct builder *b, const struct ps_vma_sum *s, uint64_t line)
+{
+	struct vma_info *v = b->cur_vma;
+	v->have_sum_record = true;
+	if (!v->have_runs) {
+		v->sum = *s;
+		return;
+	}
+	/* Both: the runs are authoritative, a disagreeing summary means a broken writer. */
+	const struct ps_vma_sum *c = &v->sum;
+	if (c->resident != s->resident || c->anon != s->anon || c->swapped != s->swapped ||
+	    c->single != s->single || (c->pss >> PS_PSS_SHIFT) != (s->pss >> PS_PSS_SHIFT))
+		xappendf(&b->cur.warnings,
+			 "%s:%llu: sum record disagrees with the page runs of VMA %llx "
+			 "(resident %llu vs %llu, anon %llu vs %llu, swapped %llu vs %llu)",
+			 b->file, (unsigned long long)line, (unsigned long long)v->v.start,
+			 (unsigned long long)s->resident, (unsigned long long)c->resident,
+			 (unsigned long long)s->anon, (unsigned long long)c->anon,
+			 (unsigned long long)s->swapped, (unsigned long long)c->swapped);
+}
+
+static void on_task(struct builder *b, const struct ps_task *t)
+{
+	if (b->ntasks == b->captasks) {
+		b->captasks = b->captasks ? b->captasks * 2 : 256;
+		b->tasks = xrealloc(b->tasks, b->captasks * sizeof *b->tasks);
+	}
+	struct pending_task *pt = &b->tasks[b->ntasks++];
+	pt->t = *t;
+	snprintf(pt->comm, sizeof pt->comm, "%s", t->comm);
+	pt->t.comm = NULL;
+}
+
+/* Attach threads to their address spaces and record the history line of each process. */
+static void finish_snapshot(struct builder *b)
+{
+	struct model *m = &b->cur;
+	if (m->unknown_pages)
+		xappendf(&m->partial_why, "%llu pages in unknown state (their page tables could not "
+			 "be read; see the u records)", (unsigned long long)m->unknown_pages);
+	for (size_t i = 0; i < b->ntasks; i++) {
+		const struct ps_task *t = &b->tasks[i].t;
+		struct proc *p = t->mm == PS_UNKNOWN ? NULL : proc_for_mm(b, t->mm);
+		if (!p)
+			continue; /* a kernel thread */
+		p->nthreads++;
+		if (p->pid == PS_UNKNOWN || t->pid < p->pid)
+			p->pid = t->pid;
+		if (t->pid == t->tgid || p->nthreads == 1) {
+			p->rss_file = t->rss_file, p->rss_anon = t->rss_anon;
+			p->rss_shmem = t->rss_shmem, p->rss_swap = t->rss_swap;
+			if (t->pid == t->tgid && b->tasks[i].comm[0]) {
+				free(p->comm);
+				p->comm = xstrdup(b->tasks[i].comm);
+			}
+		}
+		uint64_t add[4] = { t->minflt, t->majflt, t->utime, t->stime };
+		uint64_t *dst[4] = { &p->minflt, &p->majflt, &p->utime, &p->stime };
+		for (int k = 0; k < 4; k++)
+			if (add[k] != PS_UNKNOWN)
+				*dst[k] += add[k];
+		p->exiting |= t->exiting;
+	}
+	b->ntasks = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct proc *p = &m->procs[i];
+		if (p->pid == PS_UNKNOWN)
+			p->pid = p->tgid;
+		struct proc_history h = { .seq = m->seq, .tgid = p->tgid, .majflt = p->majflt,
+					  .minflt = p->minflt };
+		snprintf(h.comm, sizeof h.comm, "%s", p->comm);
+		struct proc_totals tot;
+		model_proc_totals(m, p, &tot);
+		h.resident = tot.rss;
+		h.referenced = tot.referenced;
+		struct model *k = b->kept;
+		if (k->nhistory == k->caphistory) {
+			k->caphistory = k->caphistory ? k->caphistory * 2 : 64;
+			k->history = xrealloc(k->history, k->caphistory * sizeof *k->history);
+		}
+		k->history[k->nhistory++] = h;
+	}
+	b->kept->snapshots++;
+	/* Keep this snapshot if it is the chosen one (or the latest, by default). */
+	if (b->opt->snapshot < 0 || (uint64_t)b->opt->snapshot == m->seq) {
+		snapshot_free(b->kept);
+		struct model *k = b->kept;
+		k->seq = m->seq;
+		k->snapshot_time = m->snapshot_time;
+		k->procs = m->procs, k->nprocs = m->nprocs, k->capprocs = m->capprocs;
+		k->units = m->units, k->nunits = m->nunits, k->capunits = m->capunits;
+		k->unit_phys = m->unit_phys;
+		k->pfns = m->pfns;
+		k->pfn_hidden_pages = m->pfn_hidden_pages, k->swapped_pages = m->swapped_pages;
+		k->unknown_pages = m->unknown_pages, k->excluded_pages = m->excluded_pages;
+		k->distinct_anon = m->distinct_anon;
+		k->complete = m->complete;
+		k->partial_why = m->partial_why;
+		k->warnings = m->warnings;
+		memset(m, 0, sizeof *m);
+		b->kept_any = true;
+	} else {
+		snapshot_free(m);
+	}
+	strindex_release_hash(&b->units);
+	memset(&b->units, 0, sizeof b->units);
+	if (b->proc_of_mm)
+		memset(b->proc_of_mm, 0, b->proc_of_mm_cap * sizeof *b->proc_of_mm);
+	b->cur_proc = NULL;
+	b->cur_vma = NULL;
+	b->in_snapshot = false;
+}
+
+int model_load(struct model *m, const char *path, const struct model_options *opt, char **err)
+{
+	memset(m, 0, sizeof *m);
+	struct ps_reader *r = ps_reader_open(path, err);
+	if (!r)
+		return -1;
+	const struct ps_header *h = ps_reader_header(r);
+	m->source = xstrdup(h->source), m->arch = xstrdup(h->arch);
+	m->release = xstrdup(h->release), m->dump = xstrdup(h->dump);
+	m->dump_id = xstrdup(h->dump_id), m->time = xstrdup(h->time);
+	m->excluded = xstrdup(h->excluded);
+	m->page_size = h->page_size, m->page_shift = h->page_shift;
+
+	struct builder b = { .kept = m, .opt = opt, .file = ps_reader_name(r) };
+	struct ps_record rec;
+	int rc;
+	while ((rc = ps_read(r, &rec)) > 0) {
+		switch (rec.type) {
+		case PS_REC_SNAPSHOT:
+			b.in_snapshot = true;
+			b.cur.page_size = m->page_size, b.cur.page_shift = m->page_shift;
+			b.cur.seq = rec.u.snapshot.seq;
+			b.cur.snapshot_time = xstrdup(rec.u.snapshot.time);
+			break;
+		case PS_REC_TASK: on_task(&b, &rec.u.task); break;
+		case PS_REC_MM: on_mm(&b, &rec.u.mm); break;
+		case PS_REC_VMA: on_vma(&b, &rec.u.vma); break;
+		case PS_REC_MAP: on_map(&b, &rec.u.map); break;
+		case PS_REC_SWAP:
+			ps_sum_add_swap(&b.cur_vma->sum, &rec.u.swap);
+			if (rec.u.swap.kind == PS_SWAP)
+				b.cur.swapped_pages += rec.u.swap.npages;
+			if (opt->keep_maps)
+				map_run_add(b.cur_vma, (rec.u.swap.vaddr - b.cur_vma->v.start) >> m->page_shift,
+					    rec.u.swap.npages, 's');
+			break;
+		case PS_REC_UNKNOWN_RANGE:
+			ps_sum_add_unknown(&b.cur_vma->sum, &rec.u.unknown);
+			b.cur.unknown_pages += rec.u.unknown.npages;
+			if (opt->keep_maps)
+				map_run_add(b.cur_vma, (rec.u.unknown.vaddr - b.cur_vma->v.start) >> m->page_shift,
+					    rec.u.unknown.npages, '?');
+			break;
+		case PS_REC_SUM: on_sum(&b, &rec.u.sum, rec.line); break;
+		case PS_REC_WARN:
+			xappendf(&b.cur.partial_why, "the source warned: %s", rec.u.warn.reason);
+			break;
+		case PS_REC_END:
+			b.cur.complete = rec.u.end.complete;
+			if (!rec.u.end.complete)
+				xappendf(&b.cur.partial_why, "the source marked snapshot %llu partial",
+					 (unsigned long long)b.cur.seq);
+			finish_snapshot(&b);
+			break;
+		default: /* trace records: read by the trace analyses, not by the page model */
+			break;
+		}
+	}
+	if (rc < 0) {
+		*err = xstrdup(ps_reader_error(r));
+	} else if (b.in_snapshot) {
+		xappendf(&b.cur.partial_why, "%s: snapshot %llu has no end record: the file is "
+			 "truncated or its writer died", ps_reader_name(r), (unsigned long long)b.cur.seq);
+		b.cur.complete = false;
+		finish_snapshot(&b);
+	}
+	const char *w = ps_reader_warnings(r);
+	if (*w)
+		xappendf(&m->warnings, "%.*s", (int)strlen(w) - 1, w);
+	ps_reader_close(r);
+	snapshot_free(&b.cur);
+	strindex_release_hash(&b.units);
+	free(b.proc_of_mm), free(b.tasks);
+	if (rc >= 0 && !b.kept_any) {
+		*err = xasprintf("%s: no %s in the file", path,
+				 opt->snapshot >= 0 ? "such snapshot" : "snapshot");
+		rc = -1;
+	}
+	if (rc < 0) {
+		model_free(m);
+		return -1;
+	}
+	return 0;
+}
+
+void model_free(struct model *m)
+{
+	snapshot_free(m);
+	free(m->source), free(m->arch), free(m->release), free(m->dump), free(m->dump_id);
+	free(m->time), free(m->excluded), free(m->history);
+	memset(m, 0, sizeof *m);
+}
+
+void model_describe(const struct model *m, struct report *r)
+{
+	r->source = xstrdup(m->source), r->arch = xstrdup(m->arch);
+	r->release = xstrdup(m->release), r->dump = xstrdup(m->dump);
+	r->time = xstrdup(m->snapshot_time && *m->snapshot_time ? m->snapshot_time : m->time);
+	r->excluded = xstrdup(m->excluded);
+	r->page_size = m->page_size;
+	r->snapshot_seq = m->seq;
+	r->snapshots = m->snapshots;
+	if (!m->complete || m->partial_why) {
+		r->partial = true;
+		r->partial_why = xstrdup(m->partial_why ? m->partial_why : "snapshot incomplete\n");
+	}
+	if (m->warnings)
+		r->warnings = xstrdup(m->warnings);
+}

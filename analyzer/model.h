@@ -1,0 +1,148 @@
+/* model.h - one snapshot of records, digested for the analyses.
+ *
+ * The model builder streams the records once. It keeps per-VMA summaries, resident-map runs
+ * (merged by map character, so memory follows the number of distinct runs, not the pages)
+ * and one table of distinct PFNs; it never keeps the mapping records themselves. Analyses
+ * (analyzer/an_*.c) are pure functions from a model to tables.
+ */
+#ifndef PAGESLEUTH_MODEL_H
+#define PAGESLEUTH_MODEL_H
+
+#include "records.h"
+#include "table.h"
+
+#define NO_UNIT UINT32_MAX
+
+/* A run of resident-map characters: pages [first, first+count) of a VMA show `ch`. */
+struct map_run {
+	uint64_t first, count;
+	char ch;
+};
+
+struct vma_info {
+	struct ps_vma v;         /* path and unit point at the strings below */
+	char *path;
+	uint32_t unit;           /* index into model.units, NO_UNIT if none */
+	struct ps_vma_sum sum;   /* from the page runs, or from the sum record alone */
+	bool have_runs, have_sum_record;
+	uint64_t cow;            /* anonymous pages inside a file-backed VMA */
+	uint64_t pfn_hidden;     /* resident pages whose PFN the source could not see */
+	struct map_run *runs;    /* resident map, when the model keeps maps */
+	size_t nruns, capruns;
+};
+
+struct proc {
+	uint64_t mm_id, tgid, pid;    /* pid: the lowest thread id seen */
+	char *comm, *exe;
+	uint32_t nthreads;
+	uint64_t minflt, majflt, utime, stime; /* summed over threads */
+	uint64_t rss_file, rss_anon, rss_shmem, rss_swap;
+	uint64_t start_brk, brk, start_stack, total_vm;
+	bool exiting;
+	struct vma_info *vmas;
+	size_t nvmas, capvmas;
+};
+
+/* Open-addressing set of the distinct PFNs mapped by user space. */
+struct pfn_entry {
+	uint64_t pfn_plus1;   /* 0 = empty slot */
+	uint32_t first_owner; /* unit * PS_KIND_COUNT + kind of the first mapping seen */
+	uint32_t mappings;    /* mappings of this page seen in the records */
+};
+
+struct pfn_table {
+	struct pfn_entry *slots;
+	size_t cap, used;
+};
+
+/* What the thrashing analysis needs from each snapshot of a stream. */
+struct proc_history {
+	uint64_t seq, tgid, majflt, minflt, resident, referenced;
+	char comm[32];
+};
+
+struct model {
+	/* header identity (owned copies) */
+	char *source, *arch, *release, *dump, *dump_id, *time, *excluded;
+	uint32_t page_size;
+	unsigned page_shift;
+	uint64_t seq, snapshots;
+	char *snapshot_time;
+
+	struct proc *procs;
+	size_t nprocs, capprocs;
+	char **units;           /* executable units by index */
+	size_t nunits, capunits;
+	struct pfn_table pfns;
+	/* Distinct PFNs credited to the unit/kind that mapped them first: [unit][kind]. */
+	uint64_t *unit_phys;
+	/* Pages seen in hot records that no PFN identifies (hidden PFNs), swap, unknown. */
+	uint64_t pfn_hidden_pages, swapped_pages, unknown_pages, excluded_pages;
+	uint64_t distinct_anon; /* distinct PFNs whose first mapping was an anonymous page */
+
+	bool complete;          /* the snapshot had an end record with status=complete */
+	char *partial_why;      /* reasons, one per line */
+	char *warnings;
+
+	struct proc_history *history; /* every snapshot of the stream, for thrashing */
+	size_t nhistory, caphistory;
+};
+
+struct model_options {
+	bool keep_maps;         /* build resident-map runs (resmap, unitmap) */
+	int64_t snapshot;       /* which snapshot to keep: -1 = the last one */
+	/* Called for every page run as it streams past (the page dump); may be NULL. */
+	void (*on_run)(void *ctx, const struct model *m, const struct proc *p,
+		       const struct vma_info *v, const struct ps_map *run);
+	void *on_run_ctx;
+};
+
+/* Read a record file into *m. Returns 0, or -1 with *err set ("FILE:LINE: reason"). A file
+ * that ends inside a snapshot loads fine but leaves m->complete false with a reason. */
+int model_load(struct model *m, const char *path, const struct model_options *opt, char **err);
+void model_free(struct model *m);
+
+const char *model_unit_name(const struct model *m, uint32_t unit);
+/* Resident-map character for one run of pages. */
+char model_map_char(const struct ps_map *run);
+/* VMA flags as the maps show them: S stack, X application, B bss/heap, then rwxp. */
+void model_vma_flags(const struct proc *p, const struct vma_info *v, char out[16]);
+uint64_t model_vma_pages(const struct model *m, const struct vma_info *v);
+/* Whole-process totals over its VMAs: vss in pages, pss in bytes << PS_PSS_SHIFT. */
+struct proc_totals {
+	uint64_t vss, rss, pss, uss, swap, referenced, anon;
+};
+void model_proc_totals(const struct model *m, const struct proc *p, struct proc_totals *t);
+/* Copy the model's identity and partial state into a report. */
+void model_describe(const struct model *m, struct report *r);
+
+/* Kind groups used by the per-process summary and its chart. */
+enum summary_group { SG_STACK, SG_HEAP_BSS, SG_DATA, SG_TEXT, SG_LIBDATA, SG_LIBTEXT,
+		     SG_ANON, SG_FILE, SG_OTHER, SG_COUNT };
+enum summary_group model_summary_group(enum ps_vma_kind kind);
+const char *model_summary_group_name(enum summary_group g);
+
+/* ---- analyses (analyzer/an_*.c): each adds its tables to the report --------------------- */
+void an_summary(const struct model *m, struct report *r);    /* 1 */
+void an_resmap(const struct model *m, struct report *r);     /* 2 */
+void an_unitmap(const struct model *m, struct report *r);    /* 3 */
+void an_unit_totals(const struct model *m, struct report *r);/* 4 */
+void an_mixed(const struct model *m, struct report *r);      /* 5 */
+void an_total(const struct model *m, struct report *r);      /* 6 */
+/* 7: the page dump streams during model_load: see an_pages.c */
+struct pages_dump;
+struct pages_dump *an_pages_begin(void);
+void an_pages_on_run(void *ctx, const struct model *m, const struct proc *p,
+		     const struct vma_info *v, const struct ps_map *run);
+void an_pages_finish(struct pages_dump *d, struct report *r);
+void an_pss(const struct model *m, struct report *r);        /* 8 */
+void an_thrash(const struct model *m, struct report *r);     /* 10 */
+/* 9: diff of two models */
+void an_diff(const struct model *a, const struct model *b, struct report *r);
+
+/* Emit the resident-map rows of one VMA into a STYLE_MAP table; the VMA column reads
+ * vma_prefix followed by "start-end". */
+void resmap_emit_vma(const struct model *m, const struct proc *p, const struct vma_info *v,
+		     const char *group, const char *vma_prefix, struct table *t);
+
+#endif

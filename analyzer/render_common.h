@@ -1,0 +1,54 @@
+/* render_common.h - helpers shared by the renderers (analyzer/render_*.c), not part of the
+ * table API: cell formatting, escaping for text and XML/HTML, UTF-8 checks, and the pieces
+ * render_html reuses from the text and SVG renderers. */
+#ifndef PAGESLEUTH_RENDER_COMMON_H
+#define PAGESLEUTH_RENDER_COMMON_H
+
+#include "table.h"
+
+/* Big enough for any formatted number (a double with %.17g needs 24 bytes). */
+#define RENDER_NUM_MAX 48
+
+/* How a floating-point cell is written: for people (2 decimals) or exactly (shortest
+ * string that reads back to the same double). */
+enum render_float { FLOAT_HUMAN, FLOAT_EXACT };
+
+/* Formats a numeric cell (U64 honouring col->hex, I64, F64) into buf and returns buf.
+ * Returns NULL for CELL_NONE and CELL_STR: the caller handles those. */
+const char *render_number(const struct column *col, const struct cell *c, char *buf,
+			  enum render_float mode);
+bool render_col_numeric(const struct column *col);
+
+/* Length of the valid UTF-8 sequence at s (1..4; 1 for ASCII), or 0 if the bytes there are
+ * not valid UTF-8 (stray continuation, overlong form, surrogate, above U+10FFFF, cut off). */
+size_t utf8_valid_len(const unsigned char *s, size_t avail);
+
+/* Writes s as XML/HTML character data or attribute value: & < > " ' escaped, control
+ * characters shown as the text "\xNN" (XML 1.0 cannot carry them at all), bytes that are not
+ * valid UTF-8 written as &#xNN; (read as Latin-1) so the document stays well-formed. */
+void render_xml_escaped(const char *s, FILE *out);
+/* The same for at most len bytes of s. */
+void render_xml_escaped_n(const char *s, size_t len, FILE *out);
+
+/* Iterates over the lines of a multi-line string (partial_why, warnings, notes): returns
+ * false at the end; empty lines are skipped. */
+bool render_next_line(const char **cursor, const char **line, size_t *len);
+
+/* String cell value of a STYLE_MAP column, "" when the cell is not a string. */
+const char *render_map_str(const struct table *t, size_t row, enum map_col col);
+uint64_t render_map_u64(const struct table *t, size_t row, enum map_col col);
+/* End of the run of rows starting at first that share first's MAP_COL_GROUP. */
+size_t render_map_group_end(const struct table *t, size_t first);
+
+/* Flushes and turns a stream error into -1 with errno set (EIO if the stream did not say). */
+int render_finish(FILE *out);
+
+/* render_text.c: the text form of map rows [first, end) (one group), for render_html. */
+void render_text_map_rows(const struct table *t, size_t first, size_t end, FILE *out);
+/* render_svg.c: SVG of the rows in [first, end) that share first's MAP_COL_GROUP; standalone
+ * adds the XML declaration (inline SVG in HTML must not have it). */
+void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool standalone,
+			 FILE *out);
+void render_svg_chart(const struct table *t, bool standalone, FILE *out);
+
+#endif

@@ -1,0 +1,257 @@
+/* render_html.c - the report as ONE self-contained HTML5 page: inline CSS and SVG, no external
+ * resources; a few lines of optional JavaScript sort a table when its header is clicked (the
+ * page is complete without it).
+ *
+ * Layout: <h1> and the report identity (<dl>), a red PARTIAL banner listing the reasons when
+ * any input was incomplete, the warnings in a <details>, a table of contents, then one
+ * <section id="t-ID"> per table: title, note, the rows as an HTML table (numbers right-aligned,
+ * empty cells "-"), and the chart SVG right under a table that has one. A STYLE_MAP table
+ * becomes, per group, an <h3>, the map SVG, and the text form in a <details> block.
+ * Everything is written in one pass over the rows, so the size and time are linear in the
+ * report; all text is escaped (see render_xml_escaped).
+ */
+#include "render_common.h"
+#include "xalloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char html_head[] =
+	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	"<meta name=\"generator\" content=\"pagesleuth\">\n";
+
+static const char html_style[] =
+	"<style>\n"
+	"body{font-family:sans-serif;margin:1.5em;color:#222;max-width:100%}\n"
+	"h2{margin-top:1.8em;border-bottom:1px solid #ccc}\n"
+	"dl.identity{display:grid;grid-template-columns:max-content auto;gap:.1em 1em}\n"
+	"dl.identity dt{font-weight:bold}dl.identity dd{margin:0;font-family:monospace}\n"
+	".partial{border:3px solid #c00;background:#fee;padding:.6em 1em;margin:1em 0}\n"
+	".partial strong{color:#c00;font-size:1.2em}\n"
+	".note{color:#555;font-style:italic;white-space:pre-line}\n"
+	".scroll{overflow-x:auto;max-width:100%}\n"
+	"table.grid{border-collapse:collapse;font-size:13px}\n"
+	"table.grid th,table.grid td{border:1px solid #ccc;padding:2px 6px;white-space:nowrap}\n"
+	"table.grid th{background:#eee;position:sticky;top:0;cursor:pointer}\n"
+	"table.grid th.n,table.grid td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+	"table.grid tbody tr:nth-child(even){background:#f8f8f8}\n"
+	"pre{font-size:12px;line-height:1.15}\n"
+	"</style>\n";
+
+/* Optional: click a header to sort by that column. Hex columns compare as hex numbers. */
+static const char html_script[] =
+	"<script>\n"
+	"document.querySelectorAll('table.grid th').forEach(function(th){\n"
+	" th.title='click to sort';\n"
+	" th.addEventListener('click',function(){\n"
+	"  var body=th.closest('table').tBodies[0],i=th.cellIndex,type=th.dataset.type;\n"
+	"  var asc=th.dataset.dir!=='asc';\n"
+	"  th.parentNode.querySelectorAll('th').forEach(function(h){delete h.dataset.dir;});\n"
+	"  th.dataset.dir=asc?'asc':'desc';\n"
+	"  function key(tr){var s=tr.cells[i].textContent;if(type==='str')return s;\n"
+	"   if(s==='-')return -Infinity;return type==='hex'?parseInt(s,16):parseFloat(s);}\n"
+	"  var rows=Array.prototype.map.call(body.rows,function(tr){return [key(tr),tr];});\n"
+	"  rows.sort(function(a,b){var c=type==='str'?(a[0]<b[0]?-1:a[0]>b[0]?1:0):a[0]-b[0];\n"
+	"   if(c!==c)c=0;return asc?c:-c;});\n"
+	"  var f=document.createDocumentFragment();\n"
+	"  rows.forEach(function(r){f.appendChild(r[1]);});body.appendChild(f);\n"
+	" });\n"
+	"});\n"
+	"</script>\n";
+
+/* Anchor of table i: "t-" and its id reduced to safe characters, made unique. */
+static char *table_anchor(const struct report *r, size_t i)
+{
+	const char *id = r->tables[i]->id;
+	size_t dups = 0;
+	for (size_t j = 0; j < i; j++)
+		dups += strcmp(r->tables[j]->id, id) == 0;
+	char *anchor = dups ? xasprintf("t-%s-%zu", id, dups + 1) : xasprintf("t-%s", id);
+	for (char *p = anchor + 2; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
+			*p = '_';
+	return anchor;
+}
+
+static void put_lines_as_items(const char *text, FILE *out)
+{
+	const char *cursor = text, *line;
+	size_t len;
+	while (render_next_line(&cursor, &line, &len)) {
+		fputs("<li>", out);
+		render_xml_escaped_n(line, len, out);
+		fputs("</li>\n", out);
+	}
+}
+
+/* Escaped text that keeps its line breaks (render_xml_escaped shows '\n' as "\x0a"). */
+static void put_escaped_keeping_lines(const char *text, size_t len, FILE *out)
+{
+	const char *end = text + len;
+	while (text < end) {
+		const char *nl = memchr(text, '\n', (size_t)(end - text));
+		size_t n = nl ? (size_t)(nl - text) : (size_t)(end - text);
+		render_xml_escaped_n(text, n, out);
+		if (!nl)
+			break;
+		putc('\n', out);
+		text = nl + 1;
+	}
+}
+
+static size_t count_lines(const char *text)
+{
+	const char *cursor = text, *line;
+	size_t len, n = 0;
+	while (render_next_line(&cursor, &line, &len))
+		n++;
+	return n;
+}
+
+static void put_identity(const struct report *r, FILE *out)
+{
+	static const char *const labels[] = { "source", "arch", "release", "dump", "time", "excluded" };
+	const char *values[] = { r->source, r->arch, r->release, r->dump, r->time, r->excluded };
+	fputs("<dl class=\"identity\">\n", out);
+	for (size_t i = 0; i < sizeof labels / sizeof *labels; i++) {
+		fprintf(out, "<dt>%s</dt><dd>", labels[i]);
+		render_xml_escaped(values[i] && *values[i] ? values[i] : "-", out);
+		fputs("</dd>\n", out);
+	}
+	fprintf(out, "<dt>page size</dt><dd>%" PRIu32 "</dd>\n", r->page_size);
+	fprintf(out, "<dt>snapshot</dt><dd>%" PRIu64 " (%" PRIu64 " in input)</dd>\n</dl>\n",
+		r->snapshot_seq, r->snapshots);
+}
+
+static void put_grid(const struct table *t, FILE *out)
+{
+	char buf[RENDER_NUM_MAX];
+	fputs("<div class=\"scroll\"><table class=\"grid\">\n<thead><tr>", out);
+	for (size_t c = 0; c < t->ncols; c++) {
+		const struct column *col = &t->cols[c];
+		bool num = render_col_numeric(col);
+		fprintf(out, "<th%s data-type=\"%s\">", num ? " class=\"n\"" : "",
+			!num ? "str" : col->hex && col->kind == CELL_U64 ? "hex" : "num");
+		render_xml_escaped(col->title ? col->title : col->name, out);
+		fputs("</th>", out);
+	}
+	fputs("</tr></thead>\n<tbody>\n", out);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs("<tr>", out);
+		for (size_t c = 0; c < t->ncols; c++) {
+			const struct cell *cell = table_cell_c(t, r, c);
+			fputs(render_col_numeric(&t->cols[c]) ? "<td class=\"n\">" : "<td>", out);
+			if (cell->kind == CELL_STR)
+				render_xml_escaped(cell->s, out);
+			else if (cell->kind == CELL_NONE)
+				putc('-', out);
+			else
+				fputs(render_number(&t->cols[c], cell, buf, FLOAT_HUMAN), out);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table></div>\n", out);
+	if (t->nrows == 0)
+		fputs("<p>(no rows)</p>\n", out);
+}
+
+static void put_map(const struct table *t, FILE *out)
+{
+	if (t->nrows == 0)
+		fputs("<p>(no rows)</p>\n", out);
+	for (size_t first = 0, end; first < t->nrows; first = end) {
+		end = render_map_group_end(t, first);
+		fputs("<h3>", out);
+		render_xml_escaped(render_map_str(t, first, MAP_COL_GROUP), out);
+		fputs("</h3>\n<div class=\"scroll\">", out);
+		render_svg_map_rows(t, first, end, false, out);
+		fputs("</div>\n<details><summary>text form</summary><pre>", out);
+		/* The text renderer's form, escaped for HTML; one group at a time keeps memory small. */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+		if (!mem) {
+			fputs("pagesleuth: out of memory\n", stderr);
+			exit(3);
+		}
+		render_text_map_rows(t, first, end, mem);
+		if (fclose(mem) != 0) {
+			fputs("pagesleuth: out of memory\n", stderr);
+			exit(3);
+		}
+		put_escaped_keeping_lines(text, len, out);
+		free(text);
+		fputs("</pre></details>\n", out);
+	}
+}
+
+int render_html(const struct report *r, FILE *out)
+{
+	fputs(html_head, out);
+	fputs("<title>pagesleuth report", out);
+	if (r->dump && *r->dump) {
+		fputs(": ", out);
+		render_xml_escaped(r->dump, out);
+	}
+	fputs(r->partial ? " (PARTIAL)</title>\n" : "</title>\n", out);
+	fputs(html_style, out);
+	fputs("</head>\n<body>\n<h1>pagesleuth report</h1>\n", out);
+	put_identity(r, out);
+
+	if (r->partial) {
+		fputs("<div class=\"partial\" role=\"alert\"><strong>PARTIAL:</strong> the input was "
+		      "incomplete; the numbers below are NOT complete.\n<ul>\n", out);
+		if (count_lines(r->partial_why) == 0)
+			fputs("<li>(no reason recorded)</li>\n", out);
+		put_lines_as_items(r->partial_why, out);
+		fputs("</ul></div>\n", out);
+	}
+	size_t nwarnings = count_lines(r->warnings);
+	if (nwarnings) {
+		fprintf(out, "<details class=\"warnings\"><summary>%zu warning%s</summary><ul>\n",
+			nwarnings, nwarnings == 1 ? "" : "s");
+		put_lines_as_items(r->warnings, out);
+		fputs("</ul></details>\n", out);
+	}
+
+	char **anchors = xcalloc(r->ntables ? r->ntables : 1, sizeof *anchors);
+	fputs("<nav><h2>Contents</h2><ol>\n", out);
+	for (size_t i = 0; i < r->ntables; i++) {
+		anchors[i] = table_anchor(r, i);
+		fprintf(out, "<li><a href=\"#%s\">", anchors[i]);
+		render_xml_escaped(r->tables[i]->title, out);
+		fputs("</a></li>\n", out);
+	}
+	fputs("</ol></nav>\n", out);
+
+	for (size_t i = 0; i < r->ntables; i++) {
+		const struct table *t = r->tables[i];
+		fprintf(out, "<section id=\"%s\">\n<h2>", anchors[i]);
+		render_xml_escaped(t->title, out);
+		fputs("</h2>\n", out);
+		if (t->note) {
+			fputs("<p class=\"note\">", out);
+			put_escaped_keeping_lines(t->note, strlen(t->note), out);
+			fputs("</p>\n", out);
+		}
+		if (t->style == STYLE_MAP) {
+			put_map(t, out);
+		} else {
+			put_grid(t, out);
+			if (t->chart) {
+				fputs("<div class=\"scroll chart\">", out);
+				render_svg_chart(t, false, out);
+				fputs("</div>\n", out);
+			}
+		}
+		fputs("</section>\n", out);
+		free(anchors[i]);
+	}
+	free(anchors);
+	fputs(html_script, out);
+	fputs("</body>\n</html>\n", out);
+	return render_finish(out);
+}

@@ -1,0 +1,451 @@
+/* render_svg.c - charts and resident maps as hand-written SVG 1.1 text (no graphics library,
+ * so the same code path serves --svg files and the inline images of the HTML report).
+ *
+ * render_chart_svg: a stacked bar chart. One group per table row (label from chart->label_col):
+ * a pale "virtual" bar and a solid "physical" bar side by side, each stacked by series in a
+ * fixed colour per series name; a y axis with "nice" ticks in chart->unit; a legend; labels
+ * rotated under the groups; a <title> tooltip on every segment. 40 px per row, so 200 rows
+ * make an 8000 px wide image (the HTML report scrolls it).
+ * render_map_svg: one group of a STYLE_MAP table; a 4x4 px cell per page, 64 per line, runs of
+ * equal map characters merged into one <rect>; colour by character: '1'..'9' a sequential
+ * scale, '#' red, '.' light grey, 's' pink, ' ' nothing, '?' orange, anything else magenta
+ * (so a new character shows up instead of vanishing); a text label per VMA; collapsed
+ * rows drawn as a thin gap with "... n empty lines" text.
+ * All text goes through render_xml_escaped, so the output is well-formed XML for any input.
+ */
+#include "render_common.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#define SVG_FONT "font-family=\"sans-serif\""
+
+static void svg_open(double width, double height, const char *label, bool standalone, FILE *out)
+{
+	if (standalone)
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+	fprintf(out,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
+		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" " SVG_FONT " font-size=\"11\" "
+		"role=\"img\">\n<title>",
+		width, height, width, height);
+	render_xml_escaped(label, out);
+	fputs("</title>\n", out);
+}
+
+/* Byte length of the first max_chars characters of s (invalid bytes count as one). */
+static size_t utf8_prefix(const char *s, size_t max_chars, size_t *chars)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), off = 0, n = 0;
+	while (off < len && n < max_chars) {
+		size_t step = utf8_valid_len(p + off, len - off);
+		off += step ? step : 1;
+		n++;
+	}
+	if (chars)
+		*chars = n;
+	return off;
+}
+
+static size_t utf8_chars(const char *s)
+{
+	size_t n;
+	utf8_prefix(s, SIZE_MAX, &n);
+	return n;
+}
+
+/* ---- chart ------------------------------------------------------------------------------ */
+
+/* One colour per memory type, so a series looks the same in every chart. */
+static const struct {
+	const char *name, *colour;
+} series_colours[] = {
+	{ "text", "#4e79a7" },    { "data", "#f28e2b" },     { "bss", "#e15759" },
+	{ "heap", "#e15759" },    { "heap_bss", "#e15759" }, { "heap/bss", "#e15759" },
+	{ "stack", "#76b7b2" },
+	{ "libtext", "#59a14f" }, { "libdata", "#edc948" },  { "libbss", "#b07aa1" },
+	{ "anon", "#ff9da7" },    { "file", "#9c755f" },     { "shmem", "#17becf" },
+	{ "vdso", "#bcbd22" },    { "swap", "#d37295" },     { "unknown", "#c7c7c7" },
+	{ "other", "#79706e" },
+};
+/* Names not in the table above get a colour by hash, still stable across charts. */
+static const char *const spare_colours[] = {
+	"#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#aec7e8", "#98df8a",
+};
+
+static const char *series_colour(const char *name)
+{
+	if (!name)
+		name = "";
+	for (size_t i = 0; i < sizeof series_colours / sizeof *series_colours; i++)
+		if (strcmp(series_colours[i].name, name) == 0)
+			return series_colours[i].colour;
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return spare_colours[h % (sizeof spare_colours / sizeof *spare_colours)];
+}
+
+static double chart_value(const struct table *t, size_t row, size_t col)
+{
+	if (col >= t->ncols)
+		return 0;
+	const struct cell *c = table_cell_c(t, row, col);
+	switch (c->kind) {
+	case CELL_U64: return (double)c->u;
+	case CELL_I64: return c->i > 0 ? (double)c->i : 0;
+	case CELL_F64: return isfinite(c->f) && c->f > 0 ? c->f : 0;
+	default: return 0;
+	}
+}
+
+static const char *chart_label(const struct table *t, size_t row, char *buf)
+{
+	size_t col = t->chart->label_col;
+	if (col >= t->ncols)
+		return "";
+	const struct cell *c = table_cell_c(t, row, col);
+	if (c->kind == CELL_STR)
+		return c->s ? c->s : "";
+	const char *num = render_number(&t->cols[col], c, buf, FLOAT_HUMAN);
+	return num ? num : "-";
+}
+
+/* A tick step of 1, 2 or 5 times a power of ten giving about five ticks. */
+static double nice_step(double max)
+{
+	double raw = max / 5, magnitude = pow(10, floor(log10(raw)));
+	double step = raw / magnitude <= 1 ? 1 : raw / magnitude <= 2 ? 2 : raw / magnitude <= 5 ? 5 : 10;
+	step *= magnitude;
+	return step < 1 ? 1 : step;
+}
+
+enum {
+	CHART_LEFT = 78, CHART_RIGHT = 20, CHART_PLOT_H = 260, CHART_LABELS_H = 120,
+	CHART_BAR_W = 14, CHART_GROUP_W = 40, CHART_MIN_W = 480, CHART_LABEL_CHARS = 20,
+	LEGEND_ROW_H = 16,
+};
+
+static double legend_item_width(const char *name)
+{
+	return 14 + 6.5 * (double)utf8_chars(name) + 14;
+}
+
+void render_svg_chart(const struct table *t, bool standalone, FILE *out)
+{
+	const struct chart *ch = t->chart;
+	size_t nseries = ch->nseries < 16 ? ch->nseries : 16;
+	const char *unit = ch->unit && *ch->unit ? ch->unit : "pages";
+	double width = CHART_LEFT + (double)t->nrows * CHART_GROUP_W + CHART_RIGHT;
+	if (width < CHART_MIN_W)
+		width = CHART_MIN_W;
+
+	/* Legend rows wrap at the chart width: lay them out first to know the height. */
+	double legend_top = 36, x = CHART_LEFT, legend_rows = 1;
+	for (size_t s = 0; s < nseries; s++) {
+		double w = legend_item_width(ch->series[s].name ? ch->series[s].name : "");
+		if (x + w > width - CHART_RIGHT && x > CHART_LEFT)
+			x = CHART_LEFT, legend_rows++;
+		x += w;
+	}
+	double plot_top = legend_top + (legend_rows + 1) * LEGEND_ROW_H + 14;
+	double plot_bottom = plot_top + CHART_PLOT_H;
+	double height = plot_bottom + CHART_LABELS_H;
+
+	double max = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		double virt = 0, phys = 0;
+		for (size_t s = 0; s < nseries; s++) {
+			virt += chart_value(t, r, ch->series[s].virt_col);
+			phys += chart_value(t, r, ch->series[s].phys_col);
+		}
+		max = fmax(max, fmax(virt, phys));
+	}
+	double step = nice_step(max > 0 ? max : 1);
+	double top = ceil((max > 0 ? max : 1) / step) * step;
+	double scale = CHART_PLOT_H / top;
+
+	const char *title = ch->title && *ch->title ? ch->title : t->title;
+	svg_open(width, height, title, standalone, out);
+	fputs("<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">", out);
+	render_xml_escaped(title, out);
+	fputs("</text>\n", out);
+
+	/* legend */
+	fputs("<g class=\"legend\">\n", out);
+	double y = legend_top;
+	x = CHART_LEFT;
+	for (size_t s = 0; s < nseries; s++) {
+		const char *name = ch->series[s].name ? ch->series[s].name : "";
+		double w = legend_item_width(name);
+		if (x + w > width - CHART_RIGHT && x > CHART_LEFT)
+			x = CHART_LEFT, y += LEGEND_ROW_H;
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>",
+			x, y, series_colour(name));
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 14, y + 9);
+		render_xml_escaped(name, out);
+		fputs("</text>\n", out);
+		x += w;
+	}
+	y += LEGEND_ROW_H;
+	fprintf(out,
+		"<rect x=\"%d\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"#777\" fill-opacity=\"0.35\" "
+		"stroke=\"#777\"/><text x=\"%d\" y=\"%.1f\">left: virtual</text>"
+		"<rect x=\"%d\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"#777\"/>"
+		"<text x=\"%d\" y=\"%.1f\">right: physical (resident)</text>\n</g>\n",
+		CHART_LEFT, y, CHART_LEFT + 14, y + 9, CHART_LEFT + 110, y, CHART_LEFT + 124, y + 9);
+
+	/* y axis with grid lines */
+	fputs("<g class=\"axis\" font-size=\"10\">\n", out);
+	for (double v = 0; v <= top + step / 2; v += step) {
+		double ty = plot_bottom - v * scale;
+		fprintf(out,
+			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n",
+			CHART_LEFT, ty, width - CHART_RIGHT, ty, CHART_LEFT - 6, ty + 3.5, v);
+	}
+	fprintf(out,
+		"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\"/>"
+		"<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">",
+		CHART_LEFT, plot_top, CHART_LEFT, plot_bottom, (plot_top + plot_bottom) / 2);
+	render_xml_escaped(unit, out);
+	fputs("</text>\n</g>\n", out);
+
+	/* bars */
+	char buf[RENDER_NUM_MAX];
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *label = chart_label(t, r, buf);
+		double gx = CHART_LEFT + (double)r * CHART_GROUP_W + (CHART_GROUP_W - 2 * CHART_BAR_W - 2) / 2.0;
+		fputs("<g>", out);
+		for (int phys = 0; phys < 2; phys++) {
+			double bx = gx + phys * (CHART_BAR_W + 2), base = plot_bottom;
+			for (size_t s = 0; s < nseries; s++) {
+				const struct chart_series *se = &ch->series[s];
+				double v = chart_value(t, r, phys ? se->phys_col : se->virt_col);
+				if (v <= 0)
+					continue;
+				double h = v * scale;
+				fprintf(out, "<rect x=\"%.1f\" y=\"%.2f\" width=\"%d\" height=\"%.2f\" fill=\"%s\"%s>",
+					bx, base - h, CHART_BAR_W, h, series_colour(se->name),
+					phys ? "" : " fill-opacity=\"0.4\"");
+				fputs("<title>", out);
+				render_xml_escaped(label, out);
+				fputs(": ", out);
+				render_xml_escaped(se->name, out);
+				fprintf(out, " %s %.0f ", phys ? "physical" : "virtual", v);
+				render_xml_escaped(unit, out);
+				fputs("</title></rect>", out);
+				base -= h;
+			}
+		}
+		size_t chars, len = utf8_prefix(label, CHART_LABEL_CHARS, &chars);
+		double lx = gx + CHART_BAR_W + 1;
+		fprintf(out, "<text transform=\"translate(%.1f %.1f) rotate(-45)\" text-anchor=\"end\">",
+			lx + 4, plot_bottom + 12);
+		render_xml_escaped_n(label, len, out);
+		if (label[len])
+			fputs("\xe2\x80\xa6", out); /* ... */
+		fputs("<title>", out);
+		render_xml_escaped(label, out);
+		fputs("</title></text></g>\n", out);
+	}
+	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+		CHART_LEFT, plot_bottom, width - CHART_RIGHT, plot_bottom);
+	if (t->nrows == 0)
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\">(no rows)</text>\n", CHART_LEFT + 10,
+			plot_bottom - 10);
+	fputs("</svg>\n", out);
+}
+
+int render_chart_svg(const struct table *t, FILE *out)
+{
+	if (!t->chart) {
+		errno = EINVAL;
+		return -1;
+	}
+	render_svg_chart(t, true, out);
+	return render_finish(out);
+}
+
+/* ---- resident map ----------------------------------------------------------------------- */
+
+enum {
+	MAP_CELL = 4, MAP_LINE_PAGES = 64, MAP_LEFT = 8, MAP_TOP = 54, MAP_VMA_H = 15,
+	MAP_VMA_GAP = 5, MAP_SKIP_H = 12, MAP_MIN_W = 300, MAP_LEGEND_W = 500,
+};
+
+static const char *map_colour(unsigned char ch)
+{
+	static const char *const counts[9] = {
+		"#b5de2b", "#6ece58", "#35b779", "#1f9e89", "#26828e",
+		"#31688e", "#3e4989", "#482878", "#440154",
+	};
+	if (ch >= '1' && ch <= '9')
+		return counts[ch - '1'];
+	switch (ch) {
+	case ' ': return NULL;
+	case '#': return "#d62728";
+	case '.': return "#d9d9d9";
+	case 's': return "#f781bf";
+	case '?': return "#ff7f0e";
+	default: return "#ff00ff"; /* not a map character: make it stand out */
+	}
+}
+
+static void vma_label(const struct table *t, size_t row, FILE *out)
+{
+	render_xml_escaped(render_map_str(t, row, MAP_COL_VMA), out);
+	static const enum map_col fields[] = { MAP_COL_FLAGS, MAP_COL_KIND, MAP_COL_UNIT };
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+		const char *s = render_map_str(t, row, fields[i]);
+		if (*s) {
+			fputs("  ", out);
+			render_xml_escaped(s, out);
+		}
+	}
+}
+
+static size_t vma_label_chars(const struct table *t, size_t row)
+{
+	size_t n = utf8_chars(render_map_str(t, row, MAP_COL_VMA));
+	static const enum map_col fields[] = { MAP_COL_FLAGS, MAP_COL_KIND, MAP_COL_UNIT };
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+		const char *s = render_map_str(t, row, fields[i]);
+		if (*s)
+			n += 2 + utf8_chars(s);
+	}
+	return n;
+}
+
+/* Rows of [first, end) that belong to first's group: render_map_svg may be given a group whose
+ * rows are interleaved with others'. prev is the previous such row, or SIZE_MAX. */
+static bool in_group(const struct table *t, const char *group, size_t row)
+{
+	return strcmp(render_map_str(t, row, MAP_COL_GROUP), group) == 0;
+}
+
+static bool new_vma(const struct table *t, size_t prev, size_t row)
+{
+	return prev == SIZE_MAX ||
+	       strcmp(render_map_str(t, row, MAP_COL_VMA), render_map_str(t, prev, MAP_COL_VMA)) != 0;
+}
+
+void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool standalone,
+			 FILE *out)
+{
+	const char *group = first < end ? render_map_str(t, first, MAP_COL_GROUP) : "";
+	/* Pass 1: the size. */
+	double height = MAP_TOP, text_w = 6.6 * (double)utf8_chars(group) + 20;
+	for (size_t r = first, prev = SIZE_MAX; r < end; r++) {
+		if (!in_group(t, group, r))
+			continue;
+		if (new_vma(t, prev, r)) {
+			height += (prev != SIZE_MAX ? MAP_VMA_GAP : 0) + MAP_VMA_H;
+			text_w = fmax(text_w, 6.1 * (double)vma_label_chars(t, r) + 2 * MAP_LEFT);
+		}
+		height += render_map_u64(t, r, MAP_COL_SKIP) ? MAP_SKIP_H : MAP_CELL;
+		prev = r;
+	}
+	height += first < end ? 10 : 24;
+	double width = fmax(fmax(MAP_MIN_W, 2 * MAP_LEFT + MAP_CELL * MAP_LINE_PAGES), text_w);
+	width = fmax(width, MAP_LEGEND_W);
+
+	svg_open(width, height, group, standalone, out);
+	fprintf(out, "<text x=\"%d\" y=\"18\" font-size=\"13\" font-weight=\"bold\">", MAP_LEFT);
+	render_xml_escaped(group, out);
+	fputs("</text>\n<g class=\"legend\" font-size=\"9\">", out);
+	/* The characters of an_resmap.c: mapcount 1-9, '#' 10 or more, '.' no physical page,
+	 * 's' swapped out, '?' unknown. */
+	static const struct {
+		char ch;
+		const char *label;
+	} legend[] = {
+		{ '1', "1" }, { '2', "2" }, { '3', "3" }, { '4', "4" }, { '5', "5" }, { '6', "6" },
+		{ '7', "7" }, { '8', "8" }, { '9', "9 mappings" }, { '#', "10+" },
+		{ '.', "not resident" }, { 's', "swapped" }, { '?', "unknown" },
+	};
+	double lx = MAP_LEFT;
+	for (size_t i = 0; i < sizeof legend / sizeof *legend; i++) {
+		fprintf(out, "<rect x=\"%.0f\" y=\"27\" width=\"8\" height=\"8\" fill=\"%s\"/>"
+			"<text x=\"%.0f\" y=\"35\">%s</text>",
+			lx, map_colour((unsigned char)legend[i].ch), lx + 10, legend[i].label);
+		lx += 10 + 5.0 * (double)strlen(legend[i].label) + 8;
+	}
+	fprintf(out, "<text x=\"%d\" y=\"47\">one cell per page, %d pages per line</text></g>\n",
+		MAP_LEFT, MAP_LINE_PAGES);
+
+	/* Pass 2: the picture. */
+	double y = MAP_TOP;
+	size_t prev = SIZE_MAX;
+	for (size_t r = first; r < end; r++) {
+		if (!in_group(t, group, r))
+			continue;
+		if (new_vma(t, prev, r)) {
+			if (prev != SIZE_MAX)
+				fputs("</g>\n", out);
+			y += prev != SIZE_MAX ? MAP_VMA_GAP : 0;
+			fputs("<g><title>", out);
+			vma_label(t, r, out);
+			fprintf(out, "</title><text x=\"%d\" y=\"%.0f\" font-family=\"monospace\" "
+				"font-size=\"10\" xml:space=\"preserve\">", MAP_LEFT, y + 11);
+			vma_label(t, r, out);
+			fputs("</text>\n", out);
+			y += MAP_VMA_H;
+		}
+		prev = r;
+		uint64_t skip = render_map_u64(t, r, MAP_COL_SKIP);
+		if (skip) {
+			fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-size=\"8\" fill=\"#666\">"
+				"\xe2\x80\xa6 %" PRIu64 " empty line%s (%" PRIu64 " pages)</text>\n",
+				MAP_LEFT + 4, y + 9, skip, skip == 1 ? "" : "s", skip * MAP_LINE_PAGES);
+			y += MAP_SKIP_H;
+			continue;
+		}
+		/* Runs of one character become one rect: resident memory is mostly runs. */
+		const unsigned char *map = (const unsigned char *)render_map_str(t, r, MAP_COL_MAP);
+		size_t len = strnlen((const char *)map, MAP_LINE_PAGES);
+		for (size_t i = 0, j; i < len; i = j) {
+			for (j = i + 1; j < len && map[j] == map[i]; j++)
+				;
+			const char *colour = map_colour(map[i]);
+			if (colour)
+				fprintf(out, "<rect x=\"%zu\" y=\"%.0f\" width=\"%zu\" height=\"%d\" fill=\"%s\"/>",
+					MAP_LEFT + i * MAP_CELL, y, (j - i) * MAP_CELL, MAP_CELL, colour);
+		}
+		putc('\n', out);
+		y += MAP_CELL;
+	}
+	if (prev != SIZE_MAX)
+		fputs("</g>\n", out);
+	if (first == end)
+		fprintf(out, "<text x=\"%d\" y=\"%d\">(no pages)</text>\n", MAP_LEFT, MAP_TOP + 12);
+	fputs("</svg>\n", out);
+}
+
+int render_map_svg(const struct table *t, const char *group, FILE *out)
+{
+	if (t->style != STYLE_MAP || !group) {
+		errno = EINVAL;
+		return -1;
+	}
+	size_t first = SIZE_MAX, end = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		if (in_group(t, group, r)) {
+			if (first == SIZE_MAX)
+				first = r;
+			end = r + 1;
+		}
+	if (first == SIZE_MAX) {
+		/* Unknown group: still a valid picture that says so. */
+		svg_open(MAP_MIN_W, 60, group, true, out);
+		fprintf(out, "<text x=\"%d\" y=\"18\" font-size=\"13\" font-weight=\"bold\">", MAP_LEFT);
+		render_xml_escaped(group, out);
+		fprintf(out, "</text>\n<text x=\"%d\" y=\"40\">(no pages)</text>\n</svg>\n", MAP_LEFT);
+		return render_finish(out);
+	}
+	render_svg_map_rows(t, first, end, true, out);
+	return render_finish(out);
+}

@@ -1,0 +1,183 @@
+/* table.c - the table container analyses fill and renderers read. */
+#include "table.h"
+#include "xalloc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct table *table_new(const char *id, const char *title, enum table_style style,
+			size_t ncols, const struct column *cols)
+{
+	struct table *t = xrealloc(NULL, sizeof *t);
+	memset(t, 0, sizeof *t);
+	t->id = xstrdup(id);
+	t->title = xstrdup(title);
+	t->style = style;
+	t->ncols = ncols;
+	t->cols = xrealloc(NULL, ncols * sizeof *cols);
+	for (size_t i = 0; i < ncols; i++) { /* the table owns its column names */
+		t->cols[i] = cols[i];
+		t->cols[i].name = xstrdup(cols[i].name);
+		t->cols[i].title = xstrdup(cols[i].title ? cols[i].title : cols[i].name);
+	}
+	return t;
+}
+
+void table_free(struct table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		if (t->cells[i].kind == CELL_STR)
+			free(t->cells[i].s);
+	for (size_t i = 0; i < t->ncols; i++)
+		free((char *)t->cols[i].name), free((char *)t->cols[i].title);
+	free(t->cells), free(t->cols), free(t->id), free(t->title), free(t->note), free(t->chart);
+	free(t);
+}
+
+size_t table_add_row(struct table *t)
+{
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->cells = xrealloc(t->cells, t->cap * t->ncols * sizeof *t->cells);
+	}
+	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof *t->cells);
+	return t->nrows++;
+}
+
+struct cell *table_cell(struct table *t, size_t row, size_t col)
+{
+	return &t->cells[row * t->ncols + col];
+}
+
+const struct cell *table_cell_c(const struct table *t, size_t row, size_t col)
+{
+	return &t->cells[row * t->ncols + col];
+}
+
+static struct cell *reset(struct table *t, size_t row, size_t col)
+{
+	struct cell *c = table_cell(t, row, col);
+	if (c->kind == CELL_STR)
+		free(c->s);
+	c->kind = CELL_NONE;
+	return c;
+}
+
+void table_set_str(struct table *t, size_t row, size_t col, const char *s)
+{
+	struct cell *c = reset(t, row, col);
+	c->kind = CELL_STR;
+	c->s = xstrdup(s);
+}
+
+void table_set_u64(struct table *t, size_t row, size_t col, uint64_t v)
+{
+	struct cell *c = reset(t, row, col);
+	c->kind = CELL_U64;
+	c->u = v;
+}
+
+void table_set_i64(struct table *t, size_t row, size_t col, int64_t v)
+{
+	struct cell *c = reset(t, row, col);
+	c->kind = CELL_I64;
+	c->i = v;
+}
+
+void table_set_f64(struct table *t, size_t row, size_t col, double v)
+{
+	struct cell *c = reset(t, row, col);
+	c->kind = CELL_F64;
+	c->f = v;
+}
+
+void table_set_note(struct table *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	free(t->note);
+	t->note = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+static int cell_cmp(const struct cell *a, const struct cell *b)
+{
+	if (a->kind != b->kind)
+		return (int)a->kind - (int)b->kind;
+	switch (a->kind) {
+	case CELL_STR: return strcmp(a->s, b->s);
+	case CELL_U64: return (a->u > b->u) - (a->u < b->u);
+	case CELL_I64: return (a->i > b->i) - (a->i < b->i);
+	case CELL_F64: return (a->f > b->f) - (a->f < b->f);
+	default: return 0;
+	}
+}
+
+/* qsort has no context argument in C11: sort an index array with a file-scope context. */
+static const struct table *sort_table;
+static size_t sort_col;
+static bool sort_desc;
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	int c = cell_cmp(table_cell_c(sort_table, a, sort_col), table_cell_c(sort_table, b, sort_col));
+	if (sort_desc)
+		c = -c;
+	return c ? c : (a > b) - (a < b); /* stable */
+}
+
+void table_sort(struct table *t, size_t col, bool desc)
+{
+	if (t->nrows < 2)
+		return;
+	size_t *idx = xrealloc(NULL, t->nrows * sizeof *idx);
+	for (size_t i = 0; i < t->nrows; i++)
+		idx[i] = i;
+	sort_table = t, sort_col = col, sort_desc = desc;
+	qsort(idx, t->nrows, sizeof *idx, row_cmp);
+	struct cell *sorted = xrealloc(NULL, t->cap * t->ncols * sizeof *sorted);
+	for (size_t i = 0; i < t->nrows; i++)
+		memcpy(&sorted[i * t->ncols], &t->cells[idx[i] * t->ncols], t->ncols * sizeof *sorted);
+	free(t->cells);
+	t->cells = sorted;
+	free(idx);
+}
+
+void report_add(struct report *r, struct table *t)
+{
+	r->tables = xrealloc(r->tables, (r->ntables + 1) * sizeof *r->tables);
+	r->tables[r->ntables++] = t;
+}
+
+struct table *report_find(const struct report *r, const char *id)
+{
+	for (size_t i = 0; i < r->ntables; i++)
+		if (strcmp(r->tables[i]->id, id) == 0)
+			return r->tables[i];
+	return NULL;
+}
+
+void report_set_partial(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *line = xvasprintf(fmt, ap);
+	va_end(ap);
+	xappendf(&r->partial_why, "%s", line);
+	free(line);
+	r->partial = true;
+}
+
+void report_free(struct report *r)
+{
+	for (size_t i = 0; i < r->ntables; i++)
+		table_free(r->tables[i]);
+	free(r->tables);
+	free(r->source), free(r->arch), free(r->release), free(r->dump), free(r->time);
+	free(r->excluded), free(r->partial_why), free(r->warnings);
+	memset(r, 0, sizeof *r);
+}

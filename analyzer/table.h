@@ -1,0 +1,120 @@
+/* table.h - what analyses produce and renderers consume.
+ *
+ * An analysis turns the snapshot model into one or more tables; a renderer (text, csv, json,
+ * svg charts, html) turns tables into output. Analyses never print and renderers never
+ * compute, so every analysis gets every output format.
+ */
+#ifndef PAGESLEUTH_TABLE_H
+#define PAGESLEUTH_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum cell_kind { CELL_NONE, CELL_STR, CELL_U64, CELL_I64, CELL_F64 };
+
+struct cell {
+	enum cell_kind kind; /* CELL_NONE = empty / not applicable */
+	union {
+		char *s; /* owned by the table */
+		uint64_t u;
+		int64_t i;
+		double f;
+	};
+};
+
+struct column {
+	const char *name;  /* machine name: csv header, json key ("rss_pages") */
+	const char *title; /* human heading for text/html ("RSS") */
+	enum cell_kind kind;
+	bool hex;          /* render CELL_U64 as hex (addresses) */
+};
+
+/* STYLE_GRID: an ordinary table. STYLE_MAP: a resident map; its columns are fixed (see
+ * MAP_COL_*): the text renderer prints a heading per VMA (when MAP_COL_VMA changes) and then
+ * one line per row: the page index and up to 64 map characters. */
+enum table_style { STYLE_GRID, STYLE_MAP };
+
+enum map_col {
+	MAP_COL_GROUP,  /* str: what the map is grouped by: "pid 100 app" or a unit path */
+	MAP_COL_VMA,    /* str: "400000-402000" */
+	MAP_COL_FLAGS,  /* str: decoded flags, e.g. "X r-x" */
+	MAP_COL_KIND,   /* str: vma kind */
+	MAP_COL_UNIT,   /* str: executable unit or "" */
+	MAP_COL_OFFSET, /* u64: page index of the line's first page inside the VMA */
+	MAP_COL_MAP,    /* str: up to 64 chars; "" with MAP_COL_SKIP > 0 for collapsed lines */
+	MAP_COL_SKIP,   /* u64: number of all-empty 64-page lines this row stands for (0 = none) */
+	MAP_NCOLS
+};
+
+/* Charts: a bar per label-row, virtual and physical side by side, stacked by series. */
+struct chart_series {
+	const char *name;
+	size_t virt_col, phys_col; /* column indexes (CELL_U64), phys_col may equal virt_col */
+};
+
+struct chart {
+	const char *title;
+	const char *unit; /* "pages" */
+	size_t label_col;
+	size_t nseries;
+	struct chart_series series[16];
+};
+
+struct table {
+	char *id;    /* "summary", "resmap", "unit-totals", ... */
+	char *title; /* "Per-process summary (pages)" */
+	char *note;  /* shown under the title, e.g. why the table is partial; NULL if none */
+	enum table_style style;
+	size_t ncols;
+	struct column *cols;
+	size_t nrows, cap;
+	struct cell *cells; /* row-major, nrows * ncols */
+	struct chart *chart; /* NULL if the table has no chart */
+};
+
+struct report {
+	/* Identity of what was analysed, for every renderer's heading. */
+	char *source, *arch, *release, *dump, *time, *excluded;
+	uint32_t page_size;
+	uint64_t snapshot_seq, snapshots;
+	bool partial;       /* any input was incomplete */
+	char *partial_why;  /* one line per reason */
+	char *warnings;     /* reader warnings, one per line */
+	size_t ntables;
+	struct table **tables;
+};
+
+/* The table copies cols, including the name and title strings. */
+struct table *table_new(const char *id, const char *title, enum table_style style,
+			size_t ncols, const struct column *cols);
+void table_free(struct table *t);
+/* Append an empty row; returns its index. */
+size_t table_add_row(struct table *t);
+struct cell *table_cell(struct table *t, size_t row, size_t col);
+const struct cell *table_cell_c(const struct table *t, size_t row, size_t col);
+void table_set_str(struct table *t, size_t row, size_t col, const char *s);
+void table_set_u64(struct table *t, size_t row, size_t col, uint64_t v);
+void table_set_i64(struct table *t, size_t row, size_t col, int64_t v);
+void table_set_f64(struct table *t, size_t row, size_t col, double v);
+void table_set_note(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Sort rows by column col (descending if desc); strings compare with strcmp. */
+void table_sort(struct table *t, size_t col, bool desc);
+
+void report_add(struct report *r, struct table *t);
+struct table *report_find(const struct report *r, const char *id);
+void report_free(struct report *r);
+void report_set_partial(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Renderers (analyzer/render_*.c). Each returns 0, or -1 with errno set on a write error. */
+int render_text(const struct report *r, FILE *out);
+int render_csv(const struct report *r, FILE *out);
+int render_json(const struct report *r, FILE *out);
+int render_html(const struct report *r, FILE *out);
+/* One chart as a standalone SVG document (used by render_html and by --svg DIR). */
+int render_chart_svg(const struct table *t, FILE *out);
+/* One resident map (all rows of a STYLE_MAP table that share MAP_COL_GROUP == group) as SVG. */
+int render_map_svg(const struct table *t, const char *group, FILE *out);
+
+#endif

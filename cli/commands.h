@@ -1,0 +1,9 @@
+/* commands.h - the pagesleuth subcommands; each lives with the component it drives. */
+#ifndef PAGESLEUTH_COMMANDS_H
+#define PAGESLEUTH_COMMANDS_H
+
+int ps_cmd_report(int argc, char **argv);  /* analyzer/cmd_report.c */
+int ps_cmd_diff(int argc, char **argv);    /* analyzer/cmd_report.c */
+int ps_cmd_snap(int argc, char **argv);    /* live/snap.c */
+
+#endif

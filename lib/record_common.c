@@ -1,0 +1,178 @@
+/* record_common.c - names, the shared VMA classifier and summary arithmetic used by every
+ * writer and by the analyzer, so all sources classify and count alike. */
+#include "records.h"
+
+#include <string.h>
+
+static const char *const kind_names[PS_KIND_COUNT] = {
+	"text", "data", "bss", "heap", "stack", "anon", "libtext", "libdata", "libbss",
+	"vdso", "file", "shmem", "other",
+};
+
+const char *ps_kind_name(enum ps_vma_kind kind)
+{
+	return (unsigned)kind < PS_KIND_COUNT ? kind_names[kind] : "other";
+}
+
+int ps_kind_parse(const char *name, size_t len)
+{
+	for (int i = 0; i < PS_KIND_COUNT; i++)
+		if (strlen(kind_names[i]) == len && memcmp(kind_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
+static const char *const swap_kind_names[] = { "swap", "migration", "hwpoison", "device", "other" };
+
+const char *ps_swap_kind_name(enum ps_swap_kind kind)
+{
+	return (unsigned)kind <= PS_SWAP_OTHER ? swap_kind_names[kind] : "other";
+}
+
+static const char *const page_flag_names[64] = {
+	[0] = "locked", [1] = "error", [2] = "referenced", [3] = "uptodate", [4] = "dirty",
+	[5] = "lru", [6] = "active", [7] = "slab", [8] = "writeback", [9] = "reclaim",
+	[10] = "buddy", [11] = "mmap", [12] = "anon", [13] = "swapcache", [14] = "swapbacked",
+	[15] = "compound_head", [16] = "compound_tail", [17] = "huge", [18] = "unevictable",
+	[19] = "hwpoison", [20] = "nopage", [21] = "ksm", [22] = "thp", [23] = "offline",
+	[24] = "zero_page", [25] = "idle", [26] = "pgtable", [33] = "mlocked",
+	[34] = "mappedtodisk", [35] = "private", [36] = "private_2", [37] = "owner_private",
+	[40] = "softdirty", [48] = "young",
+};
+
+const char *ps_page_flag_name(unsigned bit)
+{
+	return bit < 64 ? page_flag_names[bit] : NULL;
+}
+
+void ps_pte_format(struct ps_pte pte, char out[PS_PTE_NBITS + 1])
+{
+	for (int i = 0; i < PS_PTE_NBITS; i++)
+		out[i] = !(pte.known >> i & 1) ? '?' : (pte.set >> i & 1) ? PS_PTE_LETTERS[i] : '-';
+	out[PS_PTE_NBITS] = '\0';
+}
+
+/* smaps' Referenced: pte_young || page_is_young || PageReferenced (fs/proc/task_mmu.c). */
+bool ps_map_referenced(const struct ps_map *m)
+{
+	if (ps_pte_has(m->pte, PS_PTE_ACCESSED))
+		return true;
+	return m->pflags != PS_UNKNOWN &&
+	       (m->pflags & (PS_PF(PS_PF_REFERENCED) | PS_PF(PS_PF_YOUNG)));
+}
+
+bool ps_map_dirty(const struct ps_map *m)
+{
+	if (ps_pte_has(m->pte, PS_PTE_DIRTY))
+		return true;
+	return m->pflags != PS_UNKNOWN && (m->pflags & PS_PF(PS_PF_DIRTY));
+}
+
+bool ps_map_anon(const struct ps_map *m)
+{
+	return m->pflags != PS_UNKNOWN && (m->pflags & PS_PF(PS_PF_ANON));
+}
+
+void ps_sum_add_map(struct ps_vma_sum *s, const struct ps_map *m, uint32_t page_size)
+{
+	uint64_t n = m->npages;
+	/* A PMD leaf is counted per base page, as smaps does. */
+	s->resident += n;
+	if (ps_pte_has(m->pte, PS_PTE_EXEC))
+		s->exec += n;
+	if (!ps_pte_has(m->pte, PS_PTE_WRITE))
+		s->ro += n;
+	if (m->mapcount != PS_UNKNOWN) {
+		if (m->mapcount <= 1)
+			s->single += n;
+		else
+			s->shared += n;
+		uint64_t mc = m->mapcount ? m->mapcount : 1;
+		s->pss += n * (((uint64_t)page_size << PS_PSS_SHIFT) / mc);
+	}
+	if (ps_map_referenced(m))
+		s->referenced += n;
+	if (ps_map_dirty(m))
+		s->dirty += n;
+	if (ps_map_anon(m))
+		s->anon += n;
+	else if (m->pflags != PS_UNKNOWN)
+		s->file += n;
+	if (m->excluded)
+		s->excluded += n;
+}
+
+void ps_sum_add_swap(struct ps_vma_sum *s, const struct ps_swap *sw)
+{
+	if (sw->kind == PS_SWAP)
+		s->swapped += sw->npages;
+}
+
+void ps_sum_add_unknown(struct ps_vma_sum *s, const struct ps_unknown_range *u)
+{
+	s->unknown += u->npages;
+}
+
+/* ---- classification ---------------------------------------------------------------------- */
+
+#define VM_GROWSDOWN_FLAG 0x100 /* include/linux/mm.h, the same on every architecture */
+
+static bool is_pseudo(const char *path) { return path[0] == '['; }
+static bool is_file(const struct ps_vma *v) { return v->path[0] && !is_pseudo(v->path); }
+
+static bool has_exec_mapping(const struct ps_vma *vmas, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (vmas[i].perm[2] == 'x' && strcmp(vmas[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static bool is_shmem_path(const char *path)
+{
+	return strncmp(path, "/SYSV", 5) == 0 || strncmp(path, "/dev/shm/", 9) == 0 ||
+	       strncmp(path, "/memfd:", 7) == 0;
+}
+
+void ps_classify_vmas(const struct ps_mm *mm, struct ps_vma *vmas, size_t n)
+{
+	const char *exe = mm->exe ? mm->exe : "";
+	for (size_t i = 0; i < n; i++) {
+		struct ps_vma *v = &vmas[i];
+		const struct ps_vma *prev = i ? &vmas[i - 1] : NULL;
+		bool writable = v->perm[1] == 'w';
+		v->unit = "";
+		if (strcmp(v->path, "[vdso]") == 0 || strcmp(v->path, "[vvar]") == 0 ||
+		    strcmp(v->path, "[vsyscall]") == 0 || strncmp(v->path, "[vvar", 5) == 0) {
+			v->kind = PS_KIND_VDSO;
+		} else if (strcmp(v->path, "[heap]") == 0 ||
+			   (!is_file(v) && mm->brk > mm->start_brk && v->start < mm->brk &&
+			    v->end > mm->start_brk)) {
+			v->kind = PS_KIND_HEAP;
+			v->unit = exe;
+		} else if (strcmp(v->path, "[stack]") == 0 ||
+			   (v->start <= mm->start_stack && mm->start_stack < v->end) ||
+			   (v->vmflags != PS_UNKNOWN && (v->vmflags & VM_GROWSDOWN_FLAG))) {
+			v->kind = PS_KIND_STACK;
+		} else if (is_file(v)) {
+			v->unit = v->path;
+			if (exe[0] && strcmp(v->path, exe) == 0)
+				v->kind = writable ? PS_KIND_DATA : PS_KIND_TEXT;
+			else if (has_exec_mapping(vmas, n, v->path))
+				v->kind = writable ? PS_KIND_LIBDATA : PS_KIND_LIBTEXT;
+			else if ((v->perm[3] == 's' && writable) || is_shmem_path(v->path))
+				v->kind = PS_KIND_SHMEM;
+			else
+				v->kind = PS_KIND_FILE;
+		} else if (!v->path[0] && prev && prev->end == v->start && writable &&
+			   (prev->kind == PS_KIND_DATA || prev->kind == PS_KIND_LIBDATA)) {
+			/* The anonymous tail right after a writable segment is that unit's .bss. */
+			v->kind = prev->kind == PS_KIND_DATA ? PS_KIND_BSS : PS_KIND_LIBBSS;
+			v->unit = prev->unit;
+		} else if (!v->path[0]) {
+			v->kind = PS_KIND_ANON;
+		} else {
+			v->kind = PS_KIND_OTHER;
+		}
+	}
+}

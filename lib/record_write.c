@@ -1,0 +1,462 @@
+/* record_write.c - the record writer: buffered, atomic (temporary file renamed into place
+ * on success), merging consecutive page runs, counting what the end line reports. */
+#include "records.h"
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WBUF_SIZE (1u << 20)
+
+struct ps_writer {
+	FILE *fp;
+	bool own_fp;           /* writing through `file` (atomic) rather than a caller's stream */
+	struct atomic_file file;
+	char *path;
+	char *line;            /* one line being built */
+	size_t len;
+	char err[512];
+	bool failed;
+	uint32_t page_size;
+	bool have_run;
+	struct ps_map run;
+	const char *run_reason;
+	uint64_t tasks, mms, vmas, runs, pages;
+};
+
+static int wfail(struct ps_writer *w, const char *fmt, ...)
+{
+	if (!w->failed) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(w->err, sizeof w->err, fmt, ap);
+		va_end(ap);
+		w->failed = true;
+	}
+	return -1;
+}
+
+const char *ps_writer_error(const struct ps_writer *w) { return w->err; }
+
+static struct ps_writer *writer_new(void)
+{
+	struct ps_writer *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->line = malloc(PS_MAX_LINE + 64);
+	if (!w->line) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+struct ps_writer *ps_writer_open(const char *path, char **err)
+{
+	if (strcmp(path, "-") == 0)
+		return ps_writer_open_stream(stdout, "<stdout>");
+	struct ps_writer *w = writer_new();
+	if (!w) {
+		*err = strdup("out of memory");
+		return NULL;
+	}
+	if (atomic_open(&w->file, path, err) < 0) {
+		free(w->line), free(w);
+		return NULL;
+	}
+	w->fp = w->file.fp;
+	w->own_fp = true;
+	w->path = strdup(path);
+	return w;
+}
+
+struct ps_writer *ps_writer_open_stream(FILE *fp, const char *name)
+{
+	struct ps_writer *w = writer_new();
+	if (!w)
+		return NULL;
+	w->fp = fp;
+	w->path = strdup(name);
+	return w;
+}
+
+int ps_writer_close(struct ps_writer *w, bool abandon, char **err)
+{
+	int rc = 0;
+	if (!abandon)
+		ps_write_flush_run(w);
+	if (w->own_fp) {
+		char *cerr = NULL;
+		if (atomic_close(&w->file, !abandon && !w->failed, &cerr) < 0)
+			wfail(w, "%s", cerr ? cerr : "close failed");
+		free(cerr);
+	} else if (fflush(w->fp) != 0) {
+		wfail(w, "%s: write failed: %s", w->path, strerror(errno));
+	}
+	if (w->failed && !abandon) {
+		rc = -1;
+		if (err)
+			*err = strdup(w->err);
+	}
+	free(w->path), free(w->line), free(w);
+	return rc;
+}
+
+/* ---- line building: hand-rolled formatting, this is the hot path of every source -------- */
+
+static void put_c(struct ps_writer *w, char c) { w->line[w->len++] = c; }
+
+static void put_s(struct ps_writer *w, const char *s)
+{
+	size_t n = strlen(s);
+	if (w->len + n > PS_MAX_LINE)
+		n = w->len < PS_MAX_LINE ? PS_MAX_LINE - w->len : 0;
+	memcpy(w->line + w->len, s, n);
+	w->len += n;
+}
+
+static void put_hex(struct ps_writer *w, uint64_t v)
+{
+	char tmp[16];
+	int n = 0;
+	do
+		tmp[n++] = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	while (n)
+		put_c(w, tmp[--n]);
+}
+
+static void put_dec(struct ps_writer *w, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		put_c(w, tmp[--n]);
+}
+
+static void put_hex_or_unknown(struct ps_writer *w, uint64_t v)
+{
+	if (v == PS_UNKNOWN)
+		put_c(w, '-');
+	else
+		put_hex(w, v);
+}
+
+static void put_dec_or_unknown(struct ps_writer *w, uint64_t v)
+{
+	if (v == PS_UNKNOWN)
+		put_c(w, '-');
+	else
+		put_dec(w, v);
+}
+
+/* Percent-encode a string value; "" and NULL become "-". Bounded by the line limit. */
+static void put_str(struct ps_writer *w, const char *s)
+{
+	if (!s || !*s) {
+		put_c(w, '-');
+		return;
+	}
+	if (strcmp(s, "-") == 0) {
+		put_s(w, "%2D");
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)s; *p && w->len < PS_MAX_LINE - 4; p++) {
+		if (*p <= 0x20 || *p >= 0x7f || *p == '%' || *p == '=') {
+			put_c(w, '%');
+			put_c(w, "0123456789ABCDEF"[*p >> 4]);
+			put_c(w, "0123456789ABCDEF"[*p & 15]);
+		} else {
+			put_c(w, (char)*p);
+		}
+	}
+}
+
+static void key(struct ps_writer *w, const char *k)
+{
+	put_c(w, ' ');
+	put_s(w, k);
+	put_c(w, '=');
+}
+
+static void kv_dec(struct ps_writer *w, const char *k, uint64_t v) { key(w, k), put_dec_or_unknown(w, v); }
+static void kv_hex(struct ps_writer *w, const char *k, uint64_t v) { key(w, k), put_hex_or_unknown(w, v); }
+static void kv_str(struct ps_writer *w, const char *k, const char *v) { key(w, k), put_str(w, v); }
+
+static int end_line(struct ps_writer *w)
+{
+	if (w->failed)
+		return -1;
+	put_c(w, '\n');
+	if (fwrite(w->line, 1, w->len, w->fp) != w->len)
+		return wfail(w, "%s: write failed: %s", w->path, strerror(errno));
+	w->len = 0;
+	return 0;
+}
+
+static int begin(struct ps_writer *w, const char *tag)
+{
+	if (w->failed)
+		return -1;
+	if (w->have_run && ps_write_flush_run(w) < 0)
+		return -1;
+	w->len = 0;
+	put_s(w, tag);
+	return 0;
+}
+
+/* ---- records ----------------------------------------------------------------------------- */
+
+int ps_write_header(struct ps_writer *w, const struct ps_header *h)
+{
+	w->page_size = h->page_size;
+	if (begin(w, PS_MAGIC " ") < 0)
+		return -1;
+	put_dec(w, PS_FORMAT_MAJOR), put_c(w, '.'), put_dec(w, PS_FORMAT_MINOR);
+	if (end_line(w) < 0 || begin(w, "header") < 0)
+		return -1;
+	kv_str(w, "source", h->source);
+	kv_str(w, "arch", h->arch);
+	kv_str(w, "endian", h->big_endian ? "big" : "little");
+	kv_dec(w, "page_size", h->page_size);
+	kv_str(w, "release", h->release);
+	kv_str(w, "dump", h->dump);
+	kv_str(w, "dump_id", h->dump_id);
+	kv_str(w, "time", h->time);
+	kv_str(w, "excluded", h->excluded ? h->excluded : "none");
+	kv_str(w, "tool", h->tool);
+	kv_str(w, "pids", h->pids ? h->pids : "all");
+	return end_line(w);
+}
+
+int ps_write_snapshot(struct ps_writer *w, const struct ps_snapshot *s)
+{
+	if (begin(w, "snapshot") < 0)
+		return -1;
+	w->tasks = w->mms = w->vmas = w->runs = w->pages = 0;
+	kv_dec(w, "seq", s->seq);
+	kv_str(w, "time", s->time);
+	if (s->uptime_ns != PS_UNKNOWN)
+		kv_dec(w, "uptime_ns", s->uptime_ns);
+	return end_line(w);
+}
+
+int ps_write_task(struct ps_writer *w, const struct ps_task *t)
+{
+	if (begin(w, "task") < 0)
+		return -1;
+	w->tasks++;
+	kv_dec(w, "pid", t->pid);
+	kv_dec(w, "tgid", t->tgid);
+	kv_dec(w, "ppid", t->ppid);
+	kv_dec(w, "mm", t->mm);
+	kv_str(w, "comm", t->comm);
+	char st[2] = { t->state ? t->state : '?', 0 };
+	kv_str(w, "state", st);
+	kv_dec(w, "minflt", t->minflt);
+	kv_dec(w, "majflt", t->majflt);
+	kv_dec(w, "utime", t->utime);
+	kv_dec(w, "stime", t->stime);
+	kv_dec(w, "start", t->start);
+	kv_dec(w, "rss_file", t->rss_file);
+	kv_dec(w, "rss_anon", t->rss_anon);
+	kv_dec(w, "rss_shmem", t->rss_shmem);
+	kv_dec(w, "rss_swap", t->rss_swap);
+	if (t->exiting)
+		kv_dec(w, "exiting", 1);
+	return end_line(w);
+}
+
+int ps_write_mm(struct ps_writer *w, const struct ps_mm *mm)
+{
+	if (begin(w, "mm") < 0)
+		return -1;
+	w->mms++;
+	kv_dec(w, "id", mm->id);
+	kv_dec(w, "tgid", mm->tgid);
+	kv_str(w, "comm", mm->comm);
+	kv_hex(w, "kaddr", mm->kaddr);
+	kv_str(w, "exe", mm->exe);
+	kv_hex(w, "start_brk", mm->start_brk);
+	kv_hex(w, "brk", mm->brk);
+	kv_hex(w, "start_stack", mm->start_stack);
+	kv_dec(w, "total_vm", mm->total_vm);
+	kv_dec(w, "map_count", mm->map_count);
+	return end_line(w);
+}
+
+int ps_write_vma(struct ps_writer *w, const struct ps_vma *v)
+{
+	if (begin(w, "vma") < 0)
+		return -1;
+	w->vmas++;
+	kv_dec(w, "mm", v->mm);
+	kv_hex(w, "start", v->start);
+	kv_hex(w, "end", v->end);
+	char perm[5];
+	memcpy(perm, v->perm, 4);
+	perm[4] = 0;
+	kv_str(w, "perm", perm);
+	kv_hex(w, "vmflags", v->vmflags);
+	kv_hex(w, "pgoff", v->pgoff);
+	key(w, "dev");
+	char dev[24];
+	snprintf(dev, sizeof dev, "%02x:%02x", v->dev_major, v->dev_minor);
+	put_s(w, dev);
+	kv_dec(w, "inode", v->inode);
+	kv_str(w, "path", v->path);
+	kv_str(w, "kind", ps_kind_name(v->kind));
+	kv_str(w, "unit", v->unit);
+	return end_line(w);
+}
+
+static int write_run(struct ps_writer *w, const struct ps_map *m)
+{
+	w->len = 0;
+	put_c(w, m->excluded ? 'x' : 'm');
+	put_c(w, ' '), put_dec(w, m->mm);
+	put_c(w, ' '), put_hex(w, m->vaddr);
+	put_c(w, ' '), put_hex_or_unknown(w, m->pfn);
+	put_c(w, ' '), put_dec(w, m->npages);
+	put_c(w, ' '), put_dec_or_unknown(w, m->mapcount);
+	put_c(w, ' '), put_dec_or_unknown(w, m->refcount);
+	char pte[PS_PTE_NBITS + 1];
+	ps_pte_format(m->pte, pte);
+	put_c(w, ' '), put_s(w, pte);
+	put_c(w, ' '), put_hex_or_unknown(w, m->pflags);
+	put_c(w, ' '), put_dec(w, m->shift);
+	if (m->excluded)
+		put_c(w, ' '), put_str(w, m->reason ? m->reason : "dumplevel");
+	w->runs++;
+	w->pages += m->npages;
+	return end_line(w);
+}
+
+int ps_write_flush_run(struct ps_writer *w)
+{
+	if (!w->have_run)
+		return w->failed ? -1 : 0;
+	w->have_run = false;
+	return write_run(w, &w->run);
+}
+
+static bool continues(const struct ps_map *a, const struct ps_map *b, uint32_t page_size)
+{
+	return a->mm == b->mm && a->excluded == b->excluded &&
+	       b->vaddr == a->vaddr + a->npages * page_size &&
+	       a->pfn != PS_UNKNOWN && b->pfn == a->pfn + a->npages &&
+	       a->mapcount == b->mapcount && a->refcount == b->refcount &&
+	       a->pte.set == b->pte.set && a->pte.known == b->pte.known &&
+	       a->pflags == b->pflags && a->shift == b->shift &&
+	       (!a->excluded || a->reason == b->reason ||
+		(a->reason && b->reason && strcmp(a->reason, b->reason) == 0));
+}
+
+int ps_write_map(struct ps_writer *w, const struct ps_map *m)
+{
+	if (w->failed)
+		return -1;
+	if (!w->page_size)
+		return wfail(w, "%s: page run written before the header", w->path);
+	if (w->have_run && continues(&w->run, m, w->page_size)) {
+		w->run.npages += m->npages;
+		return 0;
+	}
+	if (ps_write_flush_run(w) < 0)
+		return -1;
+	w->run = *m;
+	if (m->excluded) {
+		/* The caller's reason string may not outlive the call: keep ours static. */
+		w->run.reason = m->reason && strcmp(m->reason, "missing") == 0 ? "missing" : "dumplevel";
+	}
+	w->have_run = true;
+	return 0;
+}
+
+int ps_write_swap(struct ps_writer *w, const struct ps_swap *s)
+{
+	if (begin(w, "w") < 0)
+		return -1;
+	w->runs++;
+	put_c(w, ' '), put_dec(w, s->mm);
+	put_c(w, ' '), put_hex(w, s->vaddr);
+	put_c(w, ' '), put_dec(w, s->npages);
+	put_c(w, ' '), put_dec(w, s->type);
+	put_c(w, ' '), put_hex(w, s->offset);
+	put_c(w, ' '), put_s(w, ps_swap_kind_name(s->kind));
+	return end_line(w);
+}
+
+int ps_write_unknown(struct ps_writer *w, const struct ps_unknown_range *u)
+{
+	if (begin(w, "u") < 0)
+		return -1;
+	w->runs++;
+	put_c(w, ' '), put_dec(w, u->mm);
+	put_c(w, ' '), put_hex(w, u->vaddr);
+	put_c(w, ' '), put_dec(w, u->npages);
+	put_c(w, ' '), put_str(w, u->reason);
+	return end_line(w);
+}
+
+int ps_write_sum(struct ps_writer *w, const struct ps_vma_sum *s)
+{
+	if (begin(w, "sum") < 0)
+		return -1;
+	kv_dec(w, "mm", s->mm);
+	kv_hex(w, "start", s->start);
+	kv_dec(w, "resident", s->resident);
+	kv_dec(w, "exec", s->exec);
+	kv_dec(w, "ro", s->ro);
+	kv_dec(w, "single", s->single);
+	kv_dec(w, "shared", s->shared);
+	kv_dec(w, "referenced", s->referenced);
+	kv_dec(w, "dirty", s->dirty);
+	kv_dec(w, "swapped", s->swapped);
+	kv_dec(w, "anon", s->anon);
+	kv_dec(w, "file", s->file);
+	kv_dec(w, "excluded", s->excluded);
+	kv_dec(w, "unknown", s->unknown);
+	kv_dec(w, "pss", s->pss >> PS_PSS_SHIFT);
+	return end_line(w);
+}
+
+int ps_write_warn(struct ps_writer *w, const struct ps_warn *wr)
+{
+	if (begin(w, "warn") < 0)
+		return -1;
+	if (wr->mm != PS_UNKNOWN)
+		kv_dec(w, "mm", wr->mm);
+	if (wr->at != PS_UNKNOWN)
+		kv_hex(w, "at", wr->at);
+	kv_str(w, "reason", wr->reason);
+	return end_line(w);
+}
+
+int ps_write_end(struct ps_writer *w, bool complete)
+{
+	if (begin(w, "end") < 0)
+		return -1;
+	kv_str(w, "status", complete ? "complete" : "partial");
+	kv_dec(w, "tasks", w->tasks);
+	kv_dec(w, "mms", w->mms);
+	kv_dec(w, "vmas", w->vmas);
+	kv_dec(w, "runs", w->runs);
+	kv_dec(w, "pages", w->pages);
+	return end_line(w);
+}
+
+int ps_write_trace(struct ps_writer *w, const struct ps_kv *kv)
+{
+	if (begin(w, kv->tag) < 0)
+		return -1;
+	for (size_t i = 0; i < kv->n; i++)
+		kv_str(w, kv->kv[i].key, kv->kv[i].value);
+	return end_line(w);
+}

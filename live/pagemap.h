@@ -1,0 +1,58 @@
+/* pagemap.h - batched reads of /proc/PID/pagemap, /proc/kpagecount and /proc/kpageflags,
+ * and the PAGEMAP_SCAN query for huge (PMD/PUD) leaves. No per-page system calls: pagemap is
+ * read one batch at a time, the kpage files one pread per window of sorted PFNs. */
+#ifndef PAGESLEUTH_LIVE_PAGEMAP_H
+#define PAGESLEUTH_LIVE_PAGEMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* /proc/PID/pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst). */
+#define PM_PFN_MASK ((UINT64_C(1) << 55) - 1) /* PFN, or swap type (bits 0-4) + offset */
+#define PM_SOFT_DIRTY (UINT64_C(1) << 55)
+#define PM_MMAP_EXCLUSIVE (UINT64_C(1) << 56)
+#define PM_GUARD_REGION (UINT64_C(1) << 58)   /* madvise(MADV_GUARD_INSTALL), 6.15+ */
+#define PM_FILE (UINT64_C(1) << 61)
+#define PM_SWAP (UINT64_C(1) << 62)
+#define PM_PRESENT (UINT64_C(1) << 63)
+#define PM_SWAP_TYPE_BITS 5
+
+/* Read N entries for the pages from virtual page number FIRST_PAGE on. Returns the number of
+ * entries read: fewer than N when the walk reached the task size or the process's mm is gone
+ * (0), or -errno. */
+ssize_t pagemap_read(int fd, uint64_t first_page, size_t n, uint64_t *out);
+
+struct va_range {
+	uint64_t start, end;
+};
+
+/* Ranges of [start, end) that the kernel maps with a huge leaf entry (a PMD- or PUD-mapped
+ * THP, or hugetlb): PAGEMAP_SCAN's PAGE_IS_HUGE|PAGE_IS_PRESENT. *out grows as needed.
+ * Returns 0, or an errno value: ENOTTY or EINVAL mean the kernel has no PAGEMAP_SCAN (< 6.7). */
+int pagemap_huge_ranges(int fd, uint64_t start, uint64_t end, struct va_range **out, size_t *n,
+			size_t *cap);
+
+/* The system-wide /proc/kpagecount and /proc/kpageflags (root only). */
+struct kpage_files {
+	int count_fd, flags_fd;
+};
+/* Returns 0 or an errno value; on failure both descriptors are -1. */
+int kpage_open(struct kpage_files *kp);
+void kpage_close(struct kpage_files *kp);
+
+/* Scratch space kpage_lookup keeps between calls. */
+struct kpage_scratch {
+	struct pfn_slot *slots;
+	size_t slots_cap;
+	uint64_t *window; /* one pread's worth of counts or flags */
+};
+void kpage_scratch_free(struct kpage_scratch *s);
+
+/* For each i < n with pfn[i] != UINT64_MAX, set count[i] and flags[i] from the kpage files
+ * (UINT64_MAX where the kernel has no entry, e.g. past max_pfn). Returns 0 or an errno value
+ * naming a failed read. */
+int kpage_lookup(const struct kpage_files *kp, struct kpage_scratch *s, const uint64_t *pfn,
+		 size_t n, uint64_t *count, uint64_t *flags);
+
+#endif

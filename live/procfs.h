@@ -1,0 +1,59 @@
+/* procfs.h - read and parse the small /proc files a live snapshot needs: stat, status,
+ * maps, smaps (KernelPageSize only). Parsers work on text already read, so they are pure
+ * and testable; errors are returned as values (errno or -1), never printed here. */
+#ifndef PAGESLEUTH_LIVE_PROCFS_H
+#define PAGESLEUTH_LIVE_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A growable buffer reused across reads, so a whole-system snapshot does not allocate per file. */
+struct proc_buf {
+	char *data; /* NUL-terminated after a successful read */
+	size_t len, cap;
+};
+
+/* Read all of PATH into *b. Returns 0 or an errno value (ENOENT when the process is gone). */
+int proc_read_file(const char *path, struct proc_buf *b);
+void proc_buf_free(struct proc_buf *b);
+
+/* /proc/PID/stat and /proc/PID/task/TID/stat: the fields pagesleuth records. Times are in
+ * clock ticks as the kernel prints them; addresses as printed (0 when hidden). */
+struct proc_stat {
+	uint64_t pid, ppid;
+	char comm[64];
+	char state;
+	uint64_t flags; /* PF_* (field 9) */
+	uint64_t minflt, majflt, utime, stime, starttime;
+	uint64_t vsize, start_stack, start_brk;
+	bool has_mm_fields; /* the line was long enough to hold start_brk (field 47) */
+};
+int proc_parse_stat(const char *text, struct proc_stat *st);
+
+/* /proc/PID/status: the mm's RSS counters (kB) and ids. Kernel threads lack the Rss lines. */
+struct proc_status {
+	uint64_t tgid, ppid;
+	uint64_t rss_anon_kb, rss_file_kb, rss_shmem_kb, swap_kb;
+	bool has_rss;
+};
+int proc_parse_status(const char *text, struct proc_status *st);
+
+/* One line of /proc/PID/maps. path points into the parsed text ("" for anonymous). */
+struct proc_map {
+	uint64_t start, end, offset; /* offset in bytes */
+	char perm[5];
+	unsigned dev_major, dev_minor;
+	uint64_t inode;
+	const char *path;
+};
+/* Parse maps TEXT in place (path strings are NUL-terminated inside it). *maps grows as
+ * needed (*cap entries allocated). Returns 0, or -1 with *bad_line the 1-based failing line,
+ * or ENOMEM. */
+int proc_parse_maps(char *text, struct proc_map **maps, size_t *n, size_t *cap, size_t *bad_line);
+
+/* From /proc/PID/smaps TEXT, the KernelPageSize (bytes) of the VMA starting at START, or 0
+ * if that VMA is not listed. */
+uint64_t proc_smaps_kernel_page_size(const char *text, uint64_t start);
+
+#endif

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages pagesleuth needs to build and test (idempotent: apt runs
+# only when something is missing). Why each is there: README.md, "Dependencies".
+set -euo pipefail
+packages=(
+	build-essential        # gcc, make
+	clang libclang-rt-14-dev  # libFuzzer harness for the record parser
+	zlib1g-dev             # deflate for compressed outputs and crash's defs.h
+	libxml2-utils          # xmllint: the tests check that SVG/HTML output is well-formed
+	zstd                   # committed fixtures and example records are zstd-compressed
+	libkdumpfile-dev       # reading kernel dumps (fixture self-check, coredump/)
+	libelf-dev libdw-dev   # ELF and DWARF (coredump/, --vmlinux)
+	libbpf-dev             # BTF type information found inside dumps
+	python3                # fixture orchestration (QMP)
+)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "install-deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq || echo "install-deps: apt-get update failed, trying with the cached lists" >&2
+	$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

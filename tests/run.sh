@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The whole test suite: builds the normal and the ASan+UBSan variants, runs every unit test
+# under both, then every tests/cases/*.sh (with the sanitized binary), and ends with the
+# line "N passed, N failed". Exit status non-zero on any failure.
+#
+# A case script gets PAGESLEUTH (the binary), PAGESLEUTH_ROOT (the checkout) and
+# PAGESLEUTH_CACHE (a cache for decompressed fixtures); exit 0 = pass, 77 = skipped (it must
+# print why), anything else = fail.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export PAGESLEUTH_ROOT=$root
+export PAGESLEUTH_CACHE=${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}
+mkdir -p "$PAGESLEUTH_CACHE" 2>/dev/null || export PAGESLEUTH_CACHE=$root/.cache
+jobs=$(nproc 2>/dev/null || echo 2)
+
+passed=0 failed=0 skipped=0
+failures=()
+result() { # name status(0/77/other) seconds
+	case $2 in
+	0) passed=$((passed + 1)); printf 'PASS %-40s %5ss\n' "$1" "$3" ;;
+	77) skipped=$((skipped + 1)); printf 'SKIP %-40s %5ss\n' "$1" "$3" ;;
+	*) failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %-40s %5ss\n' "$1" "$3" ;;
+	esac
+}
+
+echo "== build (warnings are errors here)"
+if ! make -s -j"$jobs" all CFLAGS="-O2 -g -Werror" || ! make -s -j"$jobs" asan; then
+	echo "build failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+echo "== unit tests (normal and ASan+UBSan)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for t in build/tests/* build-asan/tests/*; do
+	[ -x "$t" ] || continue
+	name=${t#build}; name=unit${name#/tests}; [[ $t == build-asan/* ]] && name="$name (asan)"
+	log=$(mktemp)
+	start=$SECONDS
+	"$t" >"$log" 2>&1
+	rc=$?
+	result "$name" "$rc" $((SECONDS - start))
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || tail -n 30 "$log" | sed 's/^/    /'
+	rm -f "$log"
+done
+
+echo "== cases"
+export PAGESLEUTH=$root/build-asan/pagesleuth PAGESLEUTH_FAST=$root/build/pagesleuth
+for c in tests/cases/*.sh; do
+	[ -e "$c" ] || continue
+	log=$(mktemp)
+	start=$SECONDS
+	timeout 600 bash "$c" >"$log" 2>&1
+	rc=$?
+	result "$(basename "$c" .sh)" "$rc" $((SECONDS - start))
+	if [ "$rc" -eq 77 ]; then
+		tail -n 3 "$log" | sed 's/^/    /'
+	elif [ "$rc" -ne 0 ]; then
+		tail -n 40 "$log" | sed 's/^/    /'
+	fi
+	rm -f "$log"
+done
+
+((skipped)) && echo "$skipped skipped"
+((failed)) && echo "failed: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
