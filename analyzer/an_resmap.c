@@ -3,8 +3,9 @@
  * One character per page, 64 pages per line: '1'-'9' that many mappings of the physical
  * page (the kernel's mapcount), '#' ten or more, '.' no physical page, 's' swapped out,
  * '?' unknown (mapcount hidden, or page table unreadable). A line shorter than 64 ends the
- * VMA. Runs of two or more empty lines become one row with MAP_COL_SKIP = their number, so a
- * sparse 32 GiB reservation costs one row, not half a million.
+ * VMA. Two or more identical full lines of one character become one row with MAP_COL_SKIP =
+ * their number (MAP_COL_MAP is "" for empty lines, else the repeated line), so a sparse
+ * 32 GiB reservation, or a huge unreadable range, costs one row, not half a million.
  */
 #include "model.h"
 #include "xalloc.h"
@@ -67,6 +68,21 @@ void resmap_emit_vma(const struct model *m, const struct proc *p, const struct v
 			ri++;
 		uint64_t len = npages - first < MAP_LINE ? npages - first : MAP_LINE;
 		bool touched = ri < v->nruns && v->runs[ri].first < first + len;
+		if (touched && len == MAP_LINE && v->runs[ri].first <= first &&
+		    v->runs[ri].first + v->runs[ri].count >= first + 2 * MAP_LINE) {
+			/* Two or more full lines inside one run: one uniform row. */
+			if (empty_lines) {
+				emit_empty(t, group, vma, flags, v, unit, empty_from, empty_lines);
+				empty_lines = 0;
+				empty_from = UINT64_MAX;
+			}
+			uint64_t lines = (v->runs[ri].first + v->runs[ri].count - first) / MAP_LINE;
+			memset(line, v->runs[ri].ch, MAP_LINE);
+			line[MAP_LINE] = '\0';
+			emit_row(t, group, vma, flags, v, unit, first, line, lines);
+			first += lines * MAP_LINE;
+			continue;
+		}
 		if (!touched && len == MAP_LINE) {
 			/* Jump over every whole empty line up to the next run. */
 			uint64_t next = ri < v->nruns ? v->runs[ri].first : npages;

@@ -2,7 +2,8 @@
  *
  * Columns: pid comm threads, then <group>_virt <group>_phys for stack, heap_bss, data, text,
  * libdata (data + bss of libraries), libtext, anon, file (data files, shmem), other (vdso),
- * then vss rss. "phys" is resident pages (the process's Rss, per group).
+ * then vss rss. "phys" is resident pages (the process's Rss, per group). The text table
+ * shortens the headings: STK.V STK.P HEAP.V ... (V = virtual, P = physical/resident).
  */
 #include "model.h"
 #include "xalloc.h"
@@ -15,15 +16,21 @@ void an_summary(const struct model *m, struct report *r)
 	enum { C_PID, C_COMM, C_THREADS, C_GROUPS };
 	const size_t ncols = C_GROUPS + 2 * SG_COUNT + 2;
 	struct column *cols = xcalloc(ncols, sizeof *cols);
-	char *names[2 * SG_COUNT];
+	char *names[4 * SG_COUNT]; /* machine names, then short titles for the text table */
+	static const char *const short_names[SG_COUNT] = { "STK", "HEAP", "DATA", "TEXT", "LDAT",
+		"LTXT", "ANON", "FILE", "OTH" };
 	cols[C_PID] = (struct column){ "pid", "PID", CELL_U64, false };
 	cols[C_COMM] = (struct column){ "comm", "COMMAND", CELL_STR, false };
 	cols[C_THREADS] = (struct column){ "threads", "THR", CELL_U64, false };
 	for (int g = 0; g < SG_COUNT; g++) {
 		names[2 * g] = xasprintf("%s_virt", model_summary_group_name(g));
 		names[2 * g + 1] = xasprintf("%s_phys", model_summary_group_name(g));
-		cols[C_GROUPS + 2 * g] = (struct column){ names[2 * g], names[2 * g], CELL_U64, false };
-		cols[C_GROUPS + 2 * g + 1] = (struct column){ names[2 * g + 1], names[2 * g + 1], CELL_U64, false };
+		names[2 * SG_COUNT + 2 * g] = xasprintf("%s.V", short_names[g]);
+		names[2 * SG_COUNT + 2 * g + 1] = xasprintf("%s.P", short_names[g]);
+		cols[C_GROUPS + 2 * g] = (struct column){ names[2 * g], names[2 * SG_COUNT + 2 * g],
+							  CELL_U64, false };
+		cols[C_GROUPS + 2 * g + 1] = (struct column){ names[2 * g + 1],
+							      names[2 * SG_COUNT + 2 * g + 1], CELL_U64, false };
 	}
 	const size_t c_vss = C_GROUPS + 2 * SG_COUNT, c_rss = c_vss + 1;
 	cols[c_vss] = (struct column){ "vss", "VSS", CELL_U64, false };
@@ -67,7 +74,7 @@ void an_summary(const struct model *m, struct report *r)
 		table_set_note(t, "resident counts are exact; PFNs were hidden for %llu pages",
 			       (unsigned long long)m->pfn_hidden_pages);
 	report_add(r, t);
-	for (int i = 0; i < 2 * SG_COUNT; i++)
+	for (int i = 0; i < 4 * SG_COUNT; i++)
 		free(names[i]);
 	free(cols);
 }

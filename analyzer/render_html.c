@@ -8,7 +8,8 @@
  * empty cells "-"), and the chart SVG right under a table that has one. A STYLE_MAP table
  * becomes, per group, an <h3>, the map SVG, and the text form in a <details> block.
  * Everything is written in one pass over the rows, so the size and time are linear in the
- * report; all text is escaped (see render_xml_escaped).
+ * report; all text is escaped (see render_xml_escaped). The page is also well-formed XML
+ * (void elements self-closed, the script in CDATA), so `xmllint --noout` can check it.
  */
 #include "render_common.h"
 #include "xalloc.h"
@@ -18,9 +19,9 @@
 #include <string.h>
 
 static const char html_head[] =
-	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	"<meta name=\"generator\" content=\"pagesleuth\">\n";
+	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+	"<meta name=\"generator\" content=\"pagesleuth\"/>\n";
 
 static const char html_style[] =
 	"<style>\n"
@@ -42,7 +43,7 @@ static const char html_style[] =
 
 /* Optional: click a header to sort by that column. Hex columns compare as hex numbers. */
 static const char html_script[] =
-	"<script>\n"
+	"<script>//<![CDATA[\n"
 	"document.querySelectorAll('table.grid th').forEach(function(th){\n"
 	" th.title='click to sort';\n"
 	" th.addEventListener('click',function(){\n"
@@ -59,7 +60,7 @@ static const char html_script[] =
 	"  rows.forEach(function(r){f.appendChild(r[1]);});body.appendChild(f);\n"
 	" });\n"
 	"});\n"
-	"</script>\n";
+	"//]]></script>\n";
 
 /* Anchor of table i: "t-" and its id reduced to safe characters, made unique. */
 static char *table_anchor(const struct report *r, size_t i)

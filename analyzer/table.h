@@ -43,8 +43,10 @@ enum map_col {
 	MAP_COL_KIND,   /* str: vma kind */
 	MAP_COL_UNIT,   /* str: executable unit or "" */
 	MAP_COL_OFFSET, /* u64: page index of the line's first page inside the VMA */
-	MAP_COL_MAP,    /* str: up to 64 chars; "" with MAP_COL_SKIP > 0 for collapsed lines */
-	MAP_COL_SKIP,   /* u64: number of all-empty 64-page lines this row stands for (0 = none) */
+	MAP_COL_MAP,    /* str: up to 64 chars (see MAP_COL_SKIP) */
+	MAP_COL_SKIP,   /* u64: 0 = an ordinary line; n > 0 = this row stands for n identical
+			 * full lines: n empty lines if MAP_COL_MAP is "", else n copies of
+			 * MAP_COL_MAP (one character repeated 64 times) */
 	MAP_NCOLS
 };
 

@@ -2,9 +2,11 @@
 #include "atomic_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define OUT_BUF_SIZE (1u << 20)
@@ -15,16 +17,41 @@ static void set_err(char **err, const char *path, const char *what, int e)
 		*err = NULL;
 }
 
+/* Create a new file "PATH.tmp.<unique>" with O_EXCL and mode 0666, so the umask applies as
+ * it does to any file the user creates (mkstemp forces 0600; a later fchmod would ignore
+ * the umask and make a private user's outputs world-readable). */
+static int create_tmp(const char *path, char **tmp_path)
+{
+	static unsigned counter;
+	for (int tries = 0; tries < 100; tries++) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		unsigned n = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+		if (asprintf(tmp_path, "%s.tmp.%ld.%u.%lx", path, (long)getpid(), n,
+			     (unsigned long)ts.tv_nsec) < 0) {
+			*tmp_path = NULL;
+			errno = ENOMEM;
+			return -1;
+		}
+		int fd = open(*tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+		free(*tmp_path);
+		*tmp_path = NULL;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 int atomic_open(struct atomic_file *af, const char *path, char **err)
 {
 	memset(af, 0, sizeof *af);
-	if (asprintf(&af->tmp_path, "%s.tmp.XXXXXX", path) < 0 || !(af->path = strdup(path))) {
-		free(af->tmp_path);
+	if (!(af->path = strdup(path))) {
 		if (err)
 			*err = strdup("out of memory");
 		return -1;
 	}
-	int fd = mkstemp(af->tmp_path);
+	int fd = create_tmp(path, &af->tmp_path);
 	if (fd < 0 || !(af->fp = fdopen(fd, "w"))) {
 		set_err(err, path, "cannot create", errno);
 		if (fd >= 0)
@@ -32,7 +59,6 @@ int atomic_open(struct atomic_file *af, const char *path, char **err)
 		free(af->tmp_path), free(af->path);
 		return -1;
 	}
-	fchmod(fd, 0644); /* mkstemp makes 0600; outputs are ordinary files */
 	setvbuf(af->fp, NULL, _IOFBF, OUT_BUF_SIZE);
 	return 0;
 }

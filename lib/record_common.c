@@ -2,6 +2,7 @@
  * writer and by the analyzer, so all sources classify and count alike. */
 #include "records.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const kind_names[PS_KIND_COUNT] = {
@@ -76,11 +77,16 @@ bool ps_map_anon(const struct ps_map *m)
 void ps_sum_add_map(struct ps_vma_sum *s, const struct ps_map *m, uint32_t page_size)
 {
 	uint64_t n = m->npages;
+	/* The shared zero page costs nothing per mapping: smaps skips it (vm_normal_page() is
+	 * NULL for it), so resident and PSS do too. */
+	if (m->pflags != PS_UNKNOWN && (m->pflags & PS_PF(PS_PF_ZERO_PAGE)))
+		return;
 	/* A PMD leaf is counted per base page, as smaps does. */
 	s->resident += n;
 	if (ps_pte_has(m->pte, PS_PTE_EXEC))
 		s->exec += n;
-	if (!ps_pte_has(m->pte, PS_PTE_WRITE))
+	/* Read-only only when the writable bit is known to be clear (live sources cannot see it). */
+	if (ps_pte_knows(m->pte, PS_PTE_WRITE) && !ps_pte_has(m->pte, PS_PTE_WRITE))
 		s->ro += n;
 	if (m->mapcount != PS_UNKNOWN) {
 		if (m->mapcount <= 1)
@@ -120,9 +126,39 @@ void ps_sum_add_unknown(struct ps_vma_sum *s, const struct ps_unknown_range *u)
 static bool is_pseudo(const char *path) { return path[0] == '['; }
 static bool is_file(const struct ps_vma *v) { return v->path[0] && !is_pseudo(v->path); }
 
-static bool has_exec_mapping(const struct ps_vma *vmas, size_t n, const char *path)
+/* The paths with an executable mapping in this mm, sorted, so each lookup is a binary
+ * search: a scan per VMA would be quadratic, and an mm can hold 65530 VMAs. */
+struct exec_paths {
+	const char **p;
+	size_t n;
+};
+
+static int cmp_path(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void exec_paths_init(struct exec_paths *e, const struct ps_vma *vmas, size_t n)
+{
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
+		k += vmas[i].perm[2] == 'x';
+	e->n = 0;
+	e->p = k ? malloc(k * sizeof *e->p) : NULL;
+	if (!e->p)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (vmas[i].perm[2] == 'x')
+			e->p[e->n++] = vmas[i].path;
+	qsort(e->p, e->n, sizeof *e->p, cmp_path);
+}
+
+static bool has_exec_mapping(const struct exec_paths *e, const struct ps_vma *vmas, size_t n,
+			     const char *path)
+{
+	if (e->p)
+		return bsearch(&path, e->p, e->n, sizeof *e->p, cmp_path) != NULL;
+	for (size_t i = 0; i < n; i++) /* no memory for the index: scan */
 		if (vmas[i].perm[2] == 'x' && strcmp(vmas[i].path, path) == 0)
 			return true;
 	return false;
@@ -137,6 +173,11 @@ static bool is_shmem_path(const char *path)
 void ps_classify_vmas(const struct ps_mm *mm, struct ps_vma *vmas, size_t n)
 {
 	const char *exe = mm->exe ? mm->exe : "";
+	/* brk is only usable when both ends are known (PS_UNKNOWN is larger than any address). */
+	bool brk_known = mm->start_brk != PS_UNKNOWN && mm->brk != PS_UNKNOWN &&
+			 mm->brk > mm->start_brk;
+	struct exec_paths ep;
+	exec_paths_init(&ep, vmas, n);
 	for (size_t i = 0; i < n; i++) {
 		struct ps_vma *v = &vmas[i];
 		const struct ps_vma *prev = i ? &vmas[i - 1] : NULL;
@@ -146,7 +187,7 @@ void ps_classify_vmas(const struct ps_mm *mm, struct ps_vma *vmas, size_t n)
 		    strcmp(v->path, "[vsyscall]") == 0 || strncmp(v->path, "[vvar", 5) == 0) {
 			v->kind = PS_KIND_VDSO;
 		} else if (strcmp(v->path, "[heap]") == 0 ||
-			   (!is_file(v) && mm->brk > mm->start_brk && v->start < mm->brk &&
+			   (!is_file(v) && brk_known && v->start < mm->brk &&
 			    v->end > mm->start_brk)) {
 			v->kind = PS_KIND_HEAP;
 			v->unit = exe;
@@ -158,7 +199,7 @@ void ps_classify_vmas(const struct ps_mm *mm, struct ps_vma *vmas, size_t n)
 			v->unit = v->path;
 			if (exe[0] && strcmp(v->path, exe) == 0)
 				v->kind = writable ? PS_KIND_DATA : PS_KIND_TEXT;
-			else if (has_exec_mapping(vmas, n, v->path))
+			else if (has_exec_mapping(&ep, vmas, n, v->path))
 				v->kind = writable ? PS_KIND_LIBDATA : PS_KIND_LIBTEXT;
 			else if ((v->perm[3] == 's' && writable) || is_shmem_path(v->path))
 				v->kind = PS_KIND_SHMEM;
@@ -169,10 +210,14 @@ void ps_classify_vmas(const struct ps_mm *mm, struct ps_vma *vmas, size_t n)
 			/* The anonymous tail right after a writable segment is that unit's .bss. */
 			v->kind = prev->kind == PS_KIND_DATA ? PS_KIND_BSS : PS_KIND_LIBBSS;
 			v->unit = prev->unit;
-		} else if (!v->path[0]) {
+		} else if (!v->path[0] || strncmp(v->path, "[anon:", 6) == 0) {
+			/* "[anon:NAME]": an anonymous mapping named with PR_SET_VMA_ANON_NAME. */
 			v->kind = PS_KIND_ANON;
+		} else if (strncmp(v->path, "[anon_shmem:", 12) == 0) {
+			v->kind = PS_KIND_SHMEM; /* named shared anonymous memory */
 		} else {
 			v->kind = PS_KIND_OTHER;
 		}
 	}
+	free(ep.p);
 }

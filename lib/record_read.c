@@ -51,12 +51,19 @@ struct ps_reader {
 
 /* ---- errors -------------------------------------------------------------------------------- */
 
+/* "NAME:LINE: " into buf, returning the length used (never more than size - 1). */
+static size_t line_prefix(const struct ps_reader *r, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s:%llu: ", r->name, (unsigned long long)r->line);
+	return n < 0 ? 0 : (size_t)n >= size ? size - 1 : (size_t)n;
+}
+
 static int rfail(struct ps_reader *r, const char *fmt, ...)
 {
-	int n = snprintf(r->err, sizeof r->err, "%s:%llu: ", r->name, (unsigned long long)r->line);
+	size_t n = line_prefix(r, r->err, sizeof r->err);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
+	vsnprintf(r->err + n, sizeof r->err - n, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -69,11 +76,11 @@ const struct ps_header *ps_reader_header(const struct ps_reader *r) { return &r-
 
 static void add_warning(struct ps_reader *r, const char *fmt, ...)
 {
-	char msg[300];
-	int n = snprintf(msg, sizeof msg, "%s:%llu: ", r->name, (unsigned long long)r->line);
+	char msg[600];
+	size_t n = line_prefix(r, msg, sizeof msg);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+	vsnprintf(msg + n, sizeof msg - n, fmt, ap);
 	va_end(ap);
 	size_t len = strlen(msg);
 	char *nw = realloc(r->warnings, r->warnings_len + len + 2);
@@ -128,6 +135,12 @@ static int next_line(struct ps_reader *r, char **line, size_t *len)
 			*p = '\0';
 			r->start = (size_t)(p + 1 - r->buf);
 			r->line++;
+			/* The newline may have been in the buffer already: check the length here too. */
+			if (*len > PS_MAX_LINE)
+				return rfail(r, "line longer than %u bytes (binary file?)", PS_MAX_LINE);
+			/* A NUL would end the line early for every parser below: refuse it here. */
+			if (memchr(*line, '\0', *len))
+				return rfail(r, "NUL byte in line (binary file?)");
 			return 1;
 		}
 		if (r->end - r->start > PS_MAX_LINE) {
@@ -157,19 +170,14 @@ static int next_line(struct ps_reader *r, char **line, size_t *len)
 
 /* ---- field parsing ------------------------------------------------------------------------- */
 
-static int8_t hexv[256];
-static void init_tables(void)
-{
-	static bool done;
-	if (done)
-		return;
-	memset(hexv, -1, sizeof hexv);
-	for (int i = 0; i < 10; i++)
-		hexv['0' + i] = (int8_t)i;
-	for (int i = 0; i < 6; i++)
-		hexv['a' + i] = hexv['A' + i] = (int8_t)(10 + i);
-	done = true;
-}
+/* Hex digit value + 1, 0 for a non-digit. A constant table: readers in several threads
+ * share it without initialisation races. */
+static const uint8_t hexv1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+#define HEXV(ch) ((int)hexv1[(unsigned char)(ch)] - 1) /* -1 for a non-digit */
 
 /* Cursor over a positional record: fields separated by exactly one space. */
 struct cursor {
@@ -179,12 +187,14 @@ struct cursor {
 
 static bool at_field_end(const char *p) { return *p == ' ' || *p == '\0'; }
 
+/* Step over the separator to the next field. The field number advances even when the
+ * field is missing, so a message names the field that is absent, not the one before it. */
 static bool cur_next(struct cursor *c)
 {
+	c->field++;
 	if (*c->p != ' ')
 		return false;
 	c->p++;
-	c->field++;
 	return true;
 }
 
@@ -198,8 +208,8 @@ static bool parse_hex(struct cursor *c, uint64_t *out, bool allow_unknown)
 	}
 	uint64_t v = 0;
 	int n = 0;
-	for (; hexv[(unsigned char)*p] >= 0; p++, n++)
-		v = v << 4 | (uint64_t)hexv[(unsigned char)*p];
+	for (int d; (d = HEXV(*p)) >= 0; p++, n++)
+		v = v << 4 | (uint64_t)d;
 	if (n == 0 || n > 16 || !at_field_end(p))
 		return false;
 	*out = v;
@@ -274,9 +284,9 @@ static bool pct_decode(char *s)
 	char *o = s;
 	for (char *p = s; *p; p++) {
 		if (*p == '%') {
-			if (hexv[(unsigned char)p[1]] < 0 || hexv[(unsigned char)p[2]] < 0)
+			if (HEXV(p[1]) < 0 || HEXV(p[2]) < 0)
 				return false;
-			int v = hexv[(unsigned char)p[1]] << 4 | hexv[(unsigned char)p[2]];
+			int v = HEXV(p[1]) << 4 | HEXV(p[2]);
 			if (v == 0)
 				return false;
 			*o++ = (char)v;
@@ -384,8 +394,10 @@ static int read_magic_and_header(struct ps_reader *r)
 	int rc = next_line(r, &line, &len);
 	if (rc < 0)
 		return -1;
-	if (rc == 0)
+	if (rc == 0) {
+		r->line = 1; /* a file that is not records fails at line 1 */
 		return rfail(r, "empty file, not a pagesleuth record file");
+	}
 	size_t ml = strlen(PS_MAGIC);
 	if (len < ml + 2 || memcmp(line, PS_MAGIC, ml) != 0 || line[ml] != ' ')
 		return rfail(r, "not a pagesleuth record file (line 1 must start with '%s')", PS_MAGIC);
@@ -410,8 +422,6 @@ static int read_magic_and_header(struct ps_reader *r)
 		return -1;
 	if (rc == 0 || strncmp(line, "header", 6) != 0 || (line[6] != ' ' && line[6] != '\0'))
 		return rfail(r, "expected the header record after the magic line");
-	if (memchr(line, '\0', len))
-		return rfail(r, "NUL byte in header (binary file?)");
 	struct kvline kv;
 	if (split_kv(r, line + 6, &kv, "header") < 0)
 		return -1;
@@ -444,7 +454,6 @@ static int read_magic_and_header(struct ps_reader *r)
 
 static struct ps_reader *reader_new(const char *name)
 {
-	init_tables();
 	struct ps_reader *r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
@@ -522,6 +531,9 @@ static int check_run(struct ps_reader *r, const char *tag, uint64_t mm, uint64_t
 		return rfail(r, "%s record: N must be at least 1", tag);
 	if (vaddr & (r->hdr.page_size - 1))
 		return rfail(r, "%s record: vaddr %llx is not page aligned", tag, (unsigned long long)vaddr);
+	if (vaddr < r->vma_start)
+		return rfail(r, "%s record: vaddr %llx is below the VMA start %llx", tag,
+			     (unsigned long long)vaddr, (unsigned long long)r->vma_start);
 	if (vaddr < r->next_vaddr)
 		return rfail(r, "%s record: vaddr %llx is below the previous run's end %llx (runs must ascend)",
 			     tag, (unsigned long long)vaddr, (unsigned long long)r->next_vaddr);
@@ -569,7 +581,8 @@ static int read_map(struct ps_reader *r, char *line, struct ps_map *m, bool excl
 		return rfail(r, "%s record: MAPCOUNT %llu out of range", tag, (unsigned long long)m->mapcount);
 	if (m->refcount != PS_UNKNOWN && m->refcount > UINT32_MAX)
 		return rfail(r, "%s record: REFCOUNT %llu out of range", tag, (unsigned long long)m->refcount);
-	if (m->pfn != PS_UNKNOWN && (m->pfn >> 52 || m->pfn + m->npages < m->pfn))
+	/* Every frame of the run, PFN .. PFN+N-1, must fit in 52 bits. */
+	if (m->pfn != PS_UNKNOWN && (m->pfn >> 52 || m->npages > (UINT64_C(1) << 52) - m->pfn))
 		return rfail(r, "%s record: PFN %llx out of range", tag, (unsigned long long)m->pfn);
 	if (check_run(r, tag, m->mm, m->vaddr, m->npages) < 0)
 		return -1;
@@ -584,8 +597,8 @@ static int read_swap(struct ps_reader *r, char *line, struct ps_swap *s)
 	bool ok = cur_next(&c) && parse_dec(&c, &s->mm, false) &&
 		  cur_next(&c) && parse_hex(&c, &s->vaddr, false) &&
 		  cur_next(&c) && parse_dec(&c, &s->npages, false) &&
-		  cur_next(&c) && parse_dec(&c, &s->type, false) &&
-		  cur_next(&c) && parse_hex(&c, &s->offset, false) &&
+		  cur_next(&c) && parse_dec(&c, &s->type, true) &&
+		  cur_next(&c) && parse_hex(&c, &s->offset, true) &&
 		  cur_next(&c) && (kind = parse_word(&c)) != NULL;
 	if (!ok)
 		return rfail(r, "w record: field %d missing or malformed", c.field < 1 ? 1 : c.field);
@@ -593,7 +606,7 @@ static int read_swap(struct ps_reader *r, char *line, struct ps_swap *s)
 	for (int k = PS_SWAP; k <= PS_SWAP_OTHER; k++)
 		if (strcmp(kind, ps_swap_kind_name((enum ps_swap_kind)k)) == 0)
 			s->kind = (enum ps_swap_kind)k;
-	if (s->type > 255)
+	if (s->type != PS_UNKNOWN && s->type > 255)
 		return rfail(r, "w record: swap type %llu out of range", (unsigned long long)s->type);
 	return check_run(r, "w", s->mm, s->vaddr, s->npages);
 }
@@ -700,6 +713,23 @@ static int read_mm(struct ps_reader *r, struct kvline *kv, struct ps_mm *mm)
 	return 0;
 }
 
+/* "MAJ:MIN", each 1-8 hex digits (sscanf would take signs, spaces and overflow). */
+static bool parse_dev(const char *s, uint32_t *maj, uint32_t *mnr)
+{
+	uint32_t *out[2] = { maj, mnr };
+	for (int i = 0; i < 2; i++) {
+		uint32_t v = 0;
+		int n = 0;
+		for (int d; (d = HEXV(*s)) >= 0 && n < 9; s++, n++)
+			v = v << 4 | (uint32_t)d;
+		if (n == 0 || n > 8 || *s != (i ? '\0' : ':'))
+			return false;
+		*out[i] = v;
+		s++;
+	}
+	return true;
+}
+
 static int read_vma(struct ps_reader *r, struct kvline *kv, struct ps_vma *v)
 {
 	if (kv_num(r, kv, "vma", "mm", false, true, &v->mm) < 0 ||
@@ -709,10 +739,12 @@ static int read_vma(struct ps_reader *r, struct kvline *kv, struct ps_vma *v)
 	    kv_num(r, kv, "vma", "pgoff", true, false, &v->pgoff) < 0 ||
 	    kv_num(r, kv, "vma", "inode", false, false, &v->inode) < 0)
 		return -1;
+	if (r->cur_mm == PS_UNKNOWN)
+		return rfail(r, "vma record for mm %llu, but no mm record precedes it in this snapshot "
+			     "(vma records follow the latest mm record)", (unsigned long long)v->mm);
 	if (v->mm != r->cur_mm)
-		return rfail(r, "vma record for mm %llu, but the latest mm record is %s%llu",
-			     (unsigned long long)v->mm, r->cur_mm == PS_UNKNOWN ? "(none) " : "",
-			     (unsigned long long)(r->cur_mm == PS_UNKNOWN ? 0 : r->cur_mm));
+		return rfail(r, "vma record for mm %llu, but the latest mm record is %llu",
+			     (unsigned long long)v->mm, (unsigned long long)r->cur_mm);
 	if (v->start == PS_UNKNOWN || v->end == PS_UNKNOWN || v->start >= v->end ||
 	    ((v->start | v->end) & (r->hdr.page_size - 1)))
 		return rfail(r, "vma record: bad range %llx-%llx (must be page aligned, start < end)",
@@ -730,8 +762,8 @@ static int read_vma(struct ps_reader *r, struct kvline *kv, struct ps_vma *v)
 		return rfail(r, "vma record: perm=%s (expected e.g. rwxp)", perm);
 	memcpy(v->perm, perm, 5);
 	const char *dev = kv_str(kv, "dev");
-	unsigned maj = 0, mnr = 0;
-	if (*dev && sscanf(dev, "%x:%x", &maj, &mnr) != 2)
+	uint32_t maj = 0, mnr = 0;
+	if (*dev && !parse_dev(dev, &maj, &mnr))
 		return rfail(r, "vma record: dev=%s (expected MAJ:MIN in hex)", dev);
 	v->dev_major = maj, v->dev_minor = mnr;
 	v->path = kv_str(kv, "path");
@@ -844,7 +876,7 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 		rec->line = r->line;
 
 		/* Hot records first: a one-letter tag followed by a space. */
-		if (line[1] == ' ') {
+		if (line[1] == ' ' || line[1] == '\0') {
 			switch (line[0]) {
 			case 'm':
 			case 'x':
@@ -863,8 +895,6 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			}
 		}
 
-		if (memchr(line, '\0', len))
-			return rfail(r, "NUL byte in line (binary data?)");
 		char *sp = strchr(line, ' ');
 		size_t tag_len = sp ? (size_t)(sp - line) : len;
 		if (!valid_tag(line, tag_len))
@@ -873,9 +903,6 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 		memcpy(tag, line, tag_len);
 		tag[tag_len] = '\0';
 		char *rest = line + tag_len;
-
-		if ((tag_len == 1 && strchr("mxwu", tag[0])))
-			return rfail(r, "%s record with no fields", tag);
 
 		struct kvline kv;
 		enum ps_rec_type type;

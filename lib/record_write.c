@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #define WBUF_SIZE (1u << 20)
+/* The line buffer holds PS_MAX_LINE bytes plus the newline; a record that would be longer
+ * is not written (it fails the writer) rather than truncated into a damaged line. */
+#define LINE_CAP (PS_MAX_LINE + 1)
 
 struct ps_writer {
 	FILE *fp;
@@ -46,7 +49,7 @@ static struct ps_writer *writer_new(void)
 	struct ps_writer *w = calloc(1, sizeof *w);
 	if (!w)
 		return NULL;
-	w->line = malloc(PS_MAX_LINE + 64);
+	w->line = malloc(LINE_CAP);
 	if (!w->line) {
 		free(w);
 		return NULL;
@@ -59,17 +62,18 @@ struct ps_writer *ps_writer_open(const char *path, char **err)
 	if (strcmp(path, "-") == 0)
 		return ps_writer_open_stream(stdout, "<stdout>");
 	struct ps_writer *w = writer_new();
-	if (!w) {
+	if (!w || !(w->path = strdup(path))) {
+		if (w)
+			free(w->line), free(w);
 		*err = strdup("out of memory");
 		return NULL;
 	}
 	if (atomic_open(&w->file, path, err) < 0) {
-		free(w->line), free(w);
+		free(w->path), free(w->line), free(w);
 		return NULL;
 	}
 	w->fp = w->file.fp;
 	w->own_fp = true;
-	w->path = strdup(path);
 	return w;
 }
 
@@ -107,14 +111,20 @@ int ps_writer_close(struct ps_writer *w, bool abandon, char **err)
 
 /* ---- line building: hand-rolled formatting, this is the hot path of every source -------- */
 
-static void put_c(struct ps_writer *w, char c) { w->line[w->len++] = c; }
+/* w->len counts every byte of the record, even past LINE_CAP; only what fits is stored.
+ * end_line() refuses a record whose length went past the limit. */
+static inline void put_c(struct ps_writer *w, char c)
+{
+	if (w->len < LINE_CAP)
+		w->line[w->len] = c;
+	w->len++;
+}
 
 static void put_s(struct ps_writer *w, const char *s)
 {
 	size_t n = strlen(s);
-	if (w->len + n > PS_MAX_LINE)
-		n = w->len < PS_MAX_LINE ? PS_MAX_LINE - w->len : 0;
-	memcpy(w->line + w->len, s, n);
+	if (w->len < LINE_CAP)
+		memcpy(w->line + w->len, s, n < LINE_CAP - w->len ? n : LINE_CAP - w->len);
 	w->len += n;
 }
 
@@ -167,7 +177,7 @@ static void put_str(struct ps_writer *w, const char *s)
 		put_s(w, "%2D");
 		return;
 	}
-	for (const unsigned char *p = (const unsigned char *)s; *p && w->len < PS_MAX_LINE - 4; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p && w->len <= PS_MAX_LINE; p++) {
 		if (*p <= 0x20 || *p >= 0x7f || *p == '%' || *p == '=') {
 			put_c(w, '%');
 			put_c(w, "0123456789ABCDEF"[*p >> 4]);
@@ -193,6 +203,14 @@ static int end_line(struct ps_writer *w)
 {
 	if (w->failed)
 		return -1;
+	if (w->len > PS_MAX_LINE) {
+		size_t len = w->len, tl = 0;
+		while (tl < 16 && w->line[tl] != ' ')
+			tl++;
+		w->len = 0;
+		return wfail(w, "%s: a %.*s record of %zu bytes is longer than %u bytes", w->path,
+			     (int)tl, w->line, len, PS_MAX_LINE);
+	}
 	put_c(w, '\n');
 	if (fwrite(w->line, 1, w->len, w->fp) != w->len)
 		return wfail(w, "%s: write failed: %s", w->path, strerror(errno));
@@ -316,6 +334,13 @@ int ps_write_vma(struct ps_writer *w, const struct ps_vma *v)
 	return end_line(w);
 }
 
+/* x reasons the format defines; anything else is written as dumplevel. The result is a
+ * static string, so a pending run never points at the caller's memory. */
+static const char *x_reason(const char *reason)
+{
+	return reason && strcmp(reason, "missing") == 0 ? "missing" : "dumplevel";
+}
+
 static int write_run(struct ps_writer *w, const struct ps_map *m)
 {
 	w->len = 0;
@@ -332,7 +357,7 @@ static int write_run(struct ps_writer *w, const struct ps_map *m)
 	put_c(w, ' '), put_hex_or_unknown(w, m->pflags);
 	put_c(w, ' '), put_dec(w, m->shift);
 	if (m->excluded)
-		put_c(w, ' '), put_str(w, m->reason ? m->reason : "dumplevel");
+		put_c(w, ' '), put_s(w, x_reason(m->reason));
 	w->runs++;
 	w->pages += m->npages;
 	return end_line(w);
@@ -354,8 +379,7 @@ static bool continues(const struct ps_map *a, const struct ps_map *b, uint32_t p
 	       a->mapcount == b->mapcount && a->refcount == b->refcount &&
 	       a->pte.set == b->pte.set && a->pte.known == b->pte.known &&
 	       a->pflags == b->pflags && a->shift == b->shift &&
-	       (!a->excluded || a->reason == b->reason ||
-		(a->reason && b->reason && strcmp(a->reason, b->reason) == 0));
+	       (!a->excluded || a->reason == x_reason(b->reason));
 }
 
 int ps_write_map(struct ps_writer *w, const struct ps_map *m)
@@ -371,10 +395,8 @@ int ps_write_map(struct ps_writer *w, const struct ps_map *m)
 	if (ps_write_flush_run(w) < 0)
 		return -1;
 	w->run = *m;
-	if (m->excluded) {
-		/* The caller's reason string may not outlive the call: keep ours static. */
-		w->run.reason = m->reason && strcmp(m->reason, "missing") == 0 ? "missing" : "dumplevel";
-	}
+	if (m->excluded) /* the caller's reason string may not outlive the call */
+		w->run.reason = x_reason(m->reason);
 	w->have_run = true;
 	return 0;
 }
@@ -387,8 +409,8 @@ int ps_write_swap(struct ps_writer *w, const struct ps_swap *s)
 	put_c(w, ' '), put_dec(w, s->mm);
 	put_c(w, ' '), put_hex(w, s->vaddr);
 	put_c(w, ' '), put_dec(w, s->npages);
-	put_c(w, ' '), put_dec(w, s->type);
-	put_c(w, ' '), put_hex(w, s->offset);
+	put_c(w, ' '), put_dec_or_unknown(w, s->type);
+	put_c(w, ' '), put_hex_or_unknown(w, s->offset);
 	put_c(w, ' '), put_s(w, ps_swap_kind_name(s->kind));
 	return end_line(w);
 }
@@ -452,8 +474,32 @@ int ps_write_end(struct ps_writer *w, bool complete)
 	return end_line(w);
 }
 
+/* Tags and keys are written raw: they must be lowercase letters, digits (and '_' in keys),
+ * or the line would not read back as the record the caller meant. */
+static bool valid_name(const char *s, size_t max, bool underscore)
+{
+	size_t n = 0;
+	for (; s && s[n]; n++)
+		if (!((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9') ||
+		      (underscore && s[n] == '_')))
+			return false;
+	return n >= 1 && n <= max;
+}
+
 int ps_write_trace(struct ps_writer *w, const struct ps_kv *kv)
 {
+	static const char *const core[] = { "header", "snapshot", "task", "mm", "vma", "m", "x",
+					    "w", "u", "sum", "warn", "end" };
+	if (w->failed)
+		return -1;
+	bool ok = valid_name(kv->tag, 16, false) && kv->n <= sizeof kv->kv / sizeof kv->kv[0];
+	for (size_t i = 0; ok && i < sizeof core / sizeof core[0]; i++)
+		ok = strcmp(kv->tag, core[i]) != 0;
+	for (size_t i = 0; ok && i < kv->n; i++)
+		ok = valid_name(kv->kv[i].key, 64, true);
+	if (!ok)
+		return wfail(w, "%s: trace record with a bad tag or key (tag '%.16s')", w->path,
+			     kv->tag ? kv->tag : "(null)");
 	if (begin(w, kv->tag) < 0)
 		return -1;
 	for (size_t i = 0; i < kv->n; i++)

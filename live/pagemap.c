@@ -93,7 +93,9 @@ struct pfn_slot {
 /* One pread covers at most this many PFNs; gaps up to WINDOW_GAP PFNs are read through
  * rather than split, as reading a few unneeded entries is cheaper than another system call. */
 #define WINDOW_PFNS 8192
+#ifndef WINDOW_GAP
 #define WINDOW_GAP 64
+#endif
 
 int kpage_open(struct kpage_files *kp)
 {

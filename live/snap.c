@@ -1,2 +1,877 @@
+/* snap.c - `pagesleuth snap`: snapshot this system's user processes into records.
+ *
+ * What is read from where (Linux /proc; root sees everything, others see PFN-less data):
+ *   /proc                       the pids (numeric entries), or the --pid list
+ *   /proc/PID/stat              start_brk (field 47), start_stack (28), total_vm (23 vsize)
+ *   /proc/PID/maps              the VMAs: range, perm, offset, dev, inode, path; map_count;
+ *                               brk = end of the [heap] VMA (mm->brk itself is not exported;
+ *                               the VMA ends at PAGE_ALIGN(brk)), start_brk when there is none
+ *   /proc/PID/exe               the mm's exe (readlink)
+ *   /proc/PID/task/TID/stat     per thread: comm, state, ppid, minflt, majflt, utime, stime,
+ *                               start time (ticks, converted to ns), PF_EXITING
+ *   /proc/PID/task/TID/status   Tgid and the mm's RssAnon/RssFile/RssShmem/VmSwap (kB -> pages)
+ *   /proc/PID/pagemap           per page: present (63), swapped (62), PFN or swap type/offset
+ *                               (0-54), exclusively mapped (56), soft-dirty (55), guard (58);
+ *                               read in batches of up to BATCH_PAGES entries per pread
+ *   PAGEMAP_SCAN ioctl          which ranges a huge (PMD/PUD) leaf maps (6.7+), only asked for
+ *                               batches holding compound pages
+ *   /proc/PID/smaps             only for processes with huge leaves: KernelPageSize, which
+ *                               tells hugetlb VMAs (page size > base) from THP
+ *   /proc/kpagecount            mapcount of each present PFN (one pread per PFN window)
+ *   /proc/kpageflags            page flags of each present PFN, copied unchanged
+ *   uname, /proc/sys/kernel/random/boot_id, gethostname: the header
+ *
+ * What cannot be known live, written as unknown: vm_flags, refcount, the PTE's writable,
+ * executable, accessed, dirty and global bits. Without root PFNs are hidden: PFN, mapcount and
+ * page flags become unknown too (and so PSS), resident and swapped counts stay exact.
+ *
+ * SHIFT rule: a page gets the size of its leaf entry only when the kernel says a huge leaf
+ * maps it (PAGEMAP_SCAN PAGE_IS_HUGE): hugetlb VMAs (smaps KernelPageSize > base page) get
+ * log2(KernelPageSize), THP gets log2(hpage_pmd_size). Kernels without PAGEMAP_SCAN: a THP
+ * page gets the PMD shift when its whole PMD-aligned block maps one PMD-aligned compound
+ * page (head + tails, all THP, PFNs contiguous), hugetlb pages KernelPageSize; else 12. A
+ * THP that is PTE-mapped (split PMD, mTHP) is 12.
+ *
+ * Processes come and go: one that is gone before any of its records were written is simply
+ * not in the snapshot (it was not there when we looked), unless it was asked for by --pid. A
+ * process that exits while being written, an unreadable file, or a missing --pid process gives
+ * a one-line message, a warn record, `u` records for what could not be read, and a partial
+ * end record (exit status 1).
+ */
 #include "commands.h"
-int ps_cmd_snap(int argc, char **argv) { (void)argc; (void)argv; return 2; }
+#include "pagemap.h"
+#include "procfs.h"
+#include "records.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCH_PAGES 65536u /* pagemap entries per pread: 512 KiB of buffer, 256 MiB of VA */
+#define PF_EXITING_FLAG 0x4u /* include/linux/sched.h */
+/* Swap types at or above this are special entries (migration, hwpoison, device, markers):
+ * MAX_SWAPFILES is 32 minus at most 9 of those in any configuration. */
+#define MIN_MAX_SWAPFILES 23u
+
+struct snap_options {
+	const char *out_path;
+	uint64_t *pids;
+	size_t npids;
+	bool no_pages;
+};
+
+/* One thread, read before anything of its process is written. */
+struct thread_info {
+	struct ps_task task;
+	char comm[64];
+};
+
+struct snap {
+	struct ps_writer *w;
+	const struct snap_options *opt;
+	uint32_t page_size;
+	unsigned page_shift, pmd_shift;
+	uint64_t ticks_per_sec;
+	bool pfn_visible;     /* PFNs in pagemap and /proc/kpage* readable */
+	bool scan_supported;  /* PAGEMAP_SCAN works; cleared on the first ENOTTY/EINVAL */
+	bool partial;
+	uint64_t next_mm_id;
+	struct kpage_files kp;
+	struct kpage_scratch kscratch;
+	/* reused per process */
+	struct proc_buf buf, maps_text, smaps_text;
+	bool smaps_loaded;
+	struct proc_map *maps;
+	size_t nmaps, maps_cap;
+	struct ps_vma *vmas;
+	size_t vmas_cap;
+	struct thread_info *threads;
+	size_t threads_cap;
+	struct va_range *huge;
+	size_t nhuge, huge_cap;
+	/* one batch */
+	uint64_t *pm, *pfn, *count, *flags;
+	uint8_t *shift;
+};
+
+/* The process being written. */
+struct proc_ctx {
+	uint64_t pid;
+	uint64_t mm_id;
+	int pagemap_fd;
+	bool gone; /* its mm went away mid-snapshot: the rest is written as unknown */
+};
+
+/* ---- messages ------------------------------------------------------------------------------ */
+
+/* Something could not be read: one stderr line, a warn record, the snapshot is partial. */
+static void problem(struct snap *s, uint64_t mm_id, uint64_t at, const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof reason, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "pagesleuth snap: %s\n", reason);
+	ps_write_warn(s->w, &(struct ps_warn){ .mm = mm_id, .at = at, .reason = reason });
+	s->partial = true;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pagesleuth snap [--pid PID]... [-o FILE] [--no-pages] [--help]\n\n"
+		"Snapshot running user processes from /proc into pagesleuth records: threads, address\n"
+		"spaces, VMAs and, page by page, what each maps (PFN, mapcount, page flags; swap).\n\n"
+		"  -p, --pid PID    only this process (repeatable); default: every user process\n"
+		"  -o, --output F   write to F atomically (default or '-': stdout)\n"
+		"      --no-pages   VMAs only: no page runs or summaries (fast)\n"
+		"  -h, --help       this text\n\n"
+		"Run as root for PFNs, mapcounts, page flags and PSS; without root those are written as\n"
+		"unknown. Exit status: 0 complete, 1 partial (a process or file could not be read),\n"
+		"2 usage or fatal error.\n");
+}
+
+static int parse_options(int argc, char **argv, struct snap_options *opt)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-pages", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "p:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			char *end;
+			errno = 0;
+			unsigned long long pid = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || errno || pid == 0 || pid > 0x7fffffff) {
+				fprintf(stderr, "pagesleuth snap: --pid %s: not a process id\n", optarg);
+				return 2;
+			}
+			uint64_t *grown = realloc(opt->pids, (opt->npids + 1) * sizeof *grown);
+			if (!grown)
+				return 2;
+			opt->pids = grown;
+			opt->pids[opt->npids++] = pid;
+			break;
+		}
+		case 'o': opt->out_path = optarg; break;
+		case 'n': opt->no_pages = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pagesleuth snap: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return -1; /* go on */
+}
+
+/* ---- header -------------------------------------------------------------------------------- */
+
+static void iso_time(char out[32])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static uint64_t boottime_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+		return PS_UNKNOWN;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void read_line_file(const char *path, char *out, size_t len)
+{
+	out[0] = '\0';
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return;
+	if (fgets(out, (int)len, fp))
+		out[strcspn(out, "\n")] = '\0';
+	fclose(fp);
+}
+
+static bool host_big_endian(void)
+{
+	const uint16_t probe = 1;
+	return *(const uint8_t *)&probe == 0;
+}
+
+/* Are PFNs visible? Root (CAP_SYS_ADMIN) sees them in pagemap and can read /proc/kpage*.
+ * Probe with one of our own present pages rather than guessing from the uid. */
+static bool probe_pfn_visible(struct snap *s)
+{
+	if (kpage_open(&s->kp) != 0)
+		return false;
+	volatile char probe = 1;
+	uint64_t entry = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (pagemap_read(fd, (uintptr_t)&probe / s->page_size, 1, &entry) != 1)
+			entry = 0;
+		close(fd);
+	}
+	if ((entry & PM_PRESENT) && (entry & PM_PFN_MASK))
+		return true;
+	kpage_close(&s->kp);
+	return false;
+}
+
+static int write_header(struct snap *s, char *time_buf)
+{
+	struct utsname u;
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof u);
+	char host[256] = "", dump[300], boot_id[64];
+	gethostname(host, sizeof host - 1);
+	snprintf(dump, sizeof dump, "live:%s", host);
+	read_line_file("/proc/sys/kernel/random/boot_id", boot_id, sizeof boot_id);
+
+	char *pids = NULL;
+	size_t pids_len = 0;
+	FILE *pf = open_memstream(&pids, &pids_len);
+	if (!pf)
+		return -1;
+	if (!s->opt->npids)
+		fputs("all", pf);
+	for (size_t i = 0; i < s->opt->npids; i++)
+		fprintf(pf, "%s%llu", i ? "," : "", (unsigned long long)s->opt->pids[i]);
+	fclose(pf);
+
+	iso_time(time_buf);
+	struct ps_header h = {
+		.source = "live",
+		.arch = u.machine,
+		.big_endian = host_big_endian(),
+		.page_size = s->page_size,
+		.release = u.release,
+		.dump = dump,
+		.dump_id = boot_id,
+		.time = time_buf,
+		.excluded = s->pfn_visible ? "none" : "pfn-hidden",
+		.tool = "pagesleuth-0.1",
+		.pids = pids,
+	};
+	int rc = ps_write_header(s->w, &h);
+	free(pids);
+	return rc;
+}
+
+/* ---- tasks --------------------------------------------------------------------------------- */
+
+static uint64_t ticks_to_ns(const struct snap *s, uint64_t ticks)
+{
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / s->ticks_per_sec);
+}
+
+static int tid_cmp(const void *a, const void *b)
+{
+	const struct thread_info *x = a, *y = b;
+	return x->task.pid < y->task.pid ? -1 : x->task.pid > y->task.pid;
+}
+
+/* Read every thread of PID. Threads that exit meanwhile are left out (they are gone). Returns
+ * the number read, or -errno when the process itself cannot be read. */
+static ssize_t read_threads(struct snap *s, uint64_t pid)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/proc/%llu/task", (unsigned long long)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return -errno;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long long tid = strtoull(de->d_name, &end, 10);
+		if (*end || !tid)
+			continue;
+		struct proc_stat st;
+		struct proc_status status;
+		snprintf(path, sizeof path, "/proc/%llu/task/%llu/stat", (unsigned long long)pid, tid);
+		if (proc_read_file(path, &s->buf) != 0 || proc_parse_stat(s->buf.data, &st) != 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%llu/task/%llu/status", (unsigned long long)pid, tid);
+		if (proc_read_file(path, &s->buf) != 0 || proc_parse_status(s->buf.data, &status) != 0)
+			continue;
+		if (n == s->threads_cap) {
+			size_t cap = s->threads_cap ? s->threads_cap * 2 : 16;
+			struct thread_info *grown = realloc(s->threads, cap * sizeof *grown);
+			if (!grown) {
+				closedir(dir);
+				return -ENOMEM;
+			}
+			s->threads = grown, s->threads_cap = cap;
+		}
+		struct thread_info *t = &s->threads[n++];
+		uint64_t kb_to_pages = s->page_size / 1024;
+		memcpy(t->comm, st.comm, sizeof t->comm);
+		t->task = (struct ps_task){
+			.pid = tid,
+			.tgid = status.tgid,
+			.ppid = st.ppid,
+			.state = st.state,
+			.minflt = st.minflt,
+			.majflt = st.majflt,
+			.utime = ticks_to_ns(s, st.utime),
+			.stime = ticks_to_ns(s, st.stime),
+			.start = ticks_to_ns(s, st.starttime),
+			.rss_file = status.has_rss ? status.rss_file_kb / kb_to_pages : PS_UNKNOWN,
+			.rss_anon = status.has_rss ? status.rss_anon_kb / kb_to_pages : PS_UNKNOWN,
+			.rss_shmem = status.has_rss ? status.rss_shmem_kb / kb_to_pages : PS_UNKNOWN,
+			.rss_swap = status.has_rss ? status.swap_kb / kb_to_pages : PS_UNKNOWN,
+			.exiting = (st.flags & PF_EXITING_FLAG) != 0,
+		};
+	}
+	closedir(dir);
+	qsort(s->threads, n, sizeof *s->threads, tid_cmp);
+	return (ssize_t)n;
+}
+
+/* ---- page runs ----------------------------------------------------------------------------- */
+
+/* Runs being built for one VMA; flushed in address order. */
+struct vma_runs {
+	struct ps_vma_sum sum;
+	struct ps_map map;
+	bool have_map;
+	struct ps_swap swap;
+	bool have_swap;
+};
+
+static void flush_map(struct snap *s, struct vma_runs *r)
+{
+	if (!r->have_map)
+		return;
+	ps_write_map(s->w, &r->map);
+	ps_sum_add_map(&r->sum, &r->map, s->page_size);
+	r->have_map = false;
+}
+
+static void flush_swap(struct snap *s, struct vma_runs *r)
+{
+	if (!r->have_swap)
+		return;
+	ps_write_swap(s->w, &r->swap);
+	ps_sum_add_swap(&r->sum, &r->swap);
+	r->have_swap = false;
+}
+
+static void add_map(struct snap *s, struct vma_runs *r, const struct ps_map *m)
+{
+	flush_swap(s, r);
+	const struct ps_map *p = &r->map;
+	if (r->have_map && p->vaddr + p->npages * s->page_size == m->vaddr &&
+	    (p->pfn == PS_UNKNOWN ? m->pfn == PS_UNKNOWN : m->pfn == p->pfn + p->npages) &&
+	    p->mapcount == m->mapcount && p->pte.set == m->pte.set &&
+	    p->pte.known == m->pte.known && p->pflags == m->pflags && p->shift == m->shift) {
+		r->map.npages++;
+		return;
+	}
+	flush_map(s, r);
+	r->map = *m;
+	r->have_map = true;
+}
+
+static void add_swap(struct snap *s, struct vma_runs *r, const struct ps_swap *sw)
+{
+	flush_map(s, r);
+	const struct ps_swap *p = &r->swap;
+	if (r->have_swap && p->vaddr + p->npages * s->page_size == sw->vaddr &&
+	    p->type == sw->type && p->kind == sw->kind &&
+	    (p->offset == PS_UNKNOWN ? sw->offset == PS_UNKNOWN : sw->offset == p->offset + p->npages)) {
+		r->swap.npages++;
+		return;
+	}
+	flush_swap(s, r);
+	r->swap = *sw;
+	r->have_swap = true;
+}
+
+static void add_unknown(struct snap *s, struct vma_runs *r, uint64_t vaddr, uint64_t npages,
+			const char *reason)
+{
+	flush_map(s, r);
+	flush_swap(s, r);
+	struct ps_unknown_range u = { .mm = r->sum.mm, .vaddr = vaddr, .npages = npages, .reason = reason };
+	ps_write_unknown(s->w, &u);
+	ps_sum_add_unknown(&r->sum, &u);
+}
+
+static unsigned log2_u64(uint64_t v)
+{
+	unsigned n = 0;
+	while (v > 1)
+		v >>= 1, n++;
+	return n;
+}
+
+/* Leaf shift of a huge-mapped page in VMA: hugetlb VMAs have their own page size (smaps
+ * KernelPageSize, read once per process and only when needed); THP is PMD-mapped. */
+static unsigned huge_leaf_shift(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma)
+{
+	if (!s->smaps_loaded) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%llu/smaps", (unsigned long long)p->pid);
+		if (proc_read_file(path, &s->smaps_text) != 0) {
+			s->smaps_text.len = 0;
+			if (s->smaps_text.data)
+				s->smaps_text.data[0] = '\0';
+		}
+		s->smaps_loaded = true;
+	}
+	uint64_t kernel_page = s->smaps_text.data ? proc_smaps_kernel_page_size(s->smaps_text.data, vma->start) : 0;
+	return kernel_page > s->page_size ? log2_u64(kernel_page) : s->pmd_shift;
+}
+
+/* Without PAGEMAP_SCAN: does the PMD-aligned block at index `first` map one PMD-aligned THP
+ * compound page (head, then tails, PFNs contiguous)? */
+static bool block_is_whole_thp(const struct snap *s, size_t first, size_t block)
+{
+	const uint64_t thp = PS_PF(PS_PF_THP), head = PS_PF(PS_PF_COMPOUND_HEAD),
+		       tail = PS_PF(PS_PF_COMPOUND_TAIL);
+	if (s->pfn[first] == PS_UNKNOWN || s->pfn[first] % block || s->flags[first] == PS_UNKNOWN ||
+	    (s->flags[first] & (thp | head)) != (thp | head))
+		return false;
+	for (size_t i = first + 1; i < first + block; i++)
+		if (s->pfn[i] != s->pfn[first] + (i - first) || s->flags[i] == PS_UNKNOWN ||
+		    (s->flags[i] & (thp | tail)) != (thp | tail))
+			return false;
+	return true;
+}
+
+/* Fill s->shift[0..n) for the batch at VA (see the SHIFT rule at the top). */
+static void batch_shifts(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma, uint64_t va,
+			 size_t n)
+{
+	memset(s->shift, s->page_shift, n);
+	const uint64_t compound = PS_PF(PS_PF_COMPOUND_HEAD) | PS_PF(PS_PF_COMPOUND_TAIL);
+	bool candidates = false, hugetlb = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!(s->pm[i] & PM_PRESENT))
+			continue;
+		if (!s->pfn_visible) {
+			/* No flags to go by: ask the kernel whenever a huge leaf could fit. */
+			candidates = vma->end - vma->start >= (UINT64_C(1) << s->pmd_shift);
+			break;
+		}
+		if (s->flags[i] != PS_UNKNOWN && (s->flags[i] & compound))
+			candidates = true;
+		if (s->flags[i] != PS_UNKNOWN && (s->flags[i] & PS_PF(PS_PF_HUGE)))
+			hugetlb = true;
+	}
+	if (!candidates)
+		return;
+	if (s->scan_supported) {
+		int err = pagemap_huge_ranges(p->pagemap_fd, va, va + n * s->page_size, &s->huge,
+					      &s->nhuge, &s->huge_cap);
+		if (err == ENOTTY || err == EINVAL) {
+			s->scan_supported = false;
+		} else if (err) {
+			s->nhuge = 0; /* PTE-sized is the safe claim when the kernel does not answer */
+		} else {
+			for (size_t h = 0; h < s->nhuge; h++) {
+				size_t a = (size_t)((s->huge[h].start - va) / s->page_size);
+				size_t b = (size_t)((s->huge[h].end - va) / s->page_size);
+				if (a >= n)
+					continue;
+				/* With flags, only hugetlb (KPF_HUGE) needs its size from smaps;
+				 * a huge THP leaf is a PMD. */
+				bool is_thp = s->pfn_visible && s->flags[a] != PS_UNKNOWN &&
+					      !(s->flags[a] & PS_PF(PS_PF_HUGE));
+				unsigned leaf = is_thp ? s->pmd_shift : huge_leaf_shift(s, p, vma);
+				for (size_t i = a; i < b && i < n; i++)
+					s->shift[i] = (uint8_t)leaf;
+			}
+			return;
+		}
+	}
+	if (!s->pfn_visible)
+		return;
+	/* Fallback for kernels before PAGEMAP_SCAN. */
+	if (hugetlb) {
+		unsigned leaf = huge_leaf_shift(s, p, vma);
+		for (size_t i = 0; i < n; i++)
+			if (s->flags[i] != PS_UNKNOWN && (s->flags[i] & PS_PF(PS_PF_HUGE)))
+				s->shift[i] = (uint8_t)leaf;
+	}
+	size_t block = (size_t)1 << (s->pmd_shift - s->page_shift);
+	uint64_t block_bytes = (uint64_t)block * s->page_size;
+	for (uint64_t b = (va + block_bytes - 1) & ~(block_bytes - 1);
+	     b + block_bytes <= va + n * s->page_size; b += block_bytes) {
+		size_t first = (size_t)((b - va) / s->page_size);
+		if (block_is_whole_thp(s, first, block))
+			memset(s->shift + first, s->pmd_shift, block);
+	}
+}
+
+/* Write the runs of pagemap entries s->pm[0..n) at VA. */
+static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma,
+		       struct vma_runs *r, uint64_t va, size_t n)
+{
+	if (s->pfn_visible) {
+		for (size_t i = 0; i < n; i++)
+			s->pfn[i] = (s->pm[i] & PM_PRESENT) && (s->pm[i] & PM_PFN_MASK)
+					    ? s->pm[i] & PM_PFN_MASK : PS_UNKNOWN;
+		int err = kpage_lookup(&s->kp, &s->kscratch, s->pfn, n, s->count, s->flags);
+		if (err) {
+			problem(s, p->mm_id, va, "pid %llu: /proc/kpagecount or /proc/kpageflags: %s",
+				(unsigned long long)p->pid, strerror(err));
+			for (size_t i = 0; i < n; i++)
+				s->count[i] = s->flags[i] = PS_UNKNOWN;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++)
+			s->pfn[i] = s->count[i] = s->flags[i] = PS_UNKNOWN;
+	}
+	batch_shifts(s, p, vma, va, n);
+
+	const uint8_t known = 1u << PS_PTE_USER | 1u << PS_PTE_SOFTDIRTY | 1u << PS_PTE_EXCLUSIVE;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = s->pm[i], vaddr = va + i * s->page_size;
+		if (e & PM_PRESENT) {
+			uint8_t set = 1u << PS_PTE_USER;
+			if (e & PM_SOFT_DIRTY)
+				set |= 1u << PS_PTE_SOFTDIRTY;
+			if (e & PM_MMAP_EXCLUSIVE)
+				set |= 1u << PS_PTE_EXCLUSIVE;
+			struct ps_map m = {
+				.mm = p->mm_id, .vaddr = vaddr, .pfn = s->pfn[i], .npages = 1,
+				.mapcount = s->count[i], .refcount = PS_UNKNOWN,
+				.pte = { .set = set, .known = known },
+				.pflags = s->flags[i], .shift = s->shift[i],
+			};
+			add_map(s, r, &m);
+		} else if ((e & PM_SWAP) && !(e & PM_GUARD_REGION)) {
+			/* Guard markers own no memory; everything else swap-like does. Without
+			 * root the kernel hides type and offset (they read 0). */
+			uint64_t type = PS_UNKNOWN, offset = PS_UNKNOWN;
+			enum ps_swap_kind kind = PS_SWAP;
+			if (s->pfn_visible) {
+				type = e & ((1u << PM_SWAP_TYPE_BITS) - 1);
+				offset = (e & PM_PFN_MASK) >> PM_SWAP_TYPE_BITS;
+				if (type >= MIN_MAX_SWAPFILES)
+					kind = PS_SWAP_OTHER;
+			}
+			struct ps_swap sw = { .mm = p->mm_id, .vaddr = vaddr, .npages = 1,
+					      .type = type, .offset = offset, .kind = kind };
+			add_swap(s, r, &sw);
+		} else {
+			flush_map(s, r);
+			flush_swap(s, r);
+		}
+	}
+}
+
+/* Page runs and the summary of one VMA. */
+static void write_vma_pages(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma)
+{
+	struct vma_runs r = { .sum = { .mm = p->mm_id, .start = vma->start } };
+	/* [vsyscall] lies above the task size, where pagemap has no entries and the process no
+	 * page table of its own: nothing to record. */
+	bool no_entries = strcmp(vma->path, "[vsyscall]") == 0;
+	uint64_t span = (uint64_t)BATCH_PAGES * s->page_size;
+	for (uint64_t va = vma->start; va < vma->end && !no_entries;) {
+		uint64_t chunk_end = (va & ~(span - 1)) + span; /* aligned, so no PMD straddles */
+		if (chunk_end > vma->end || chunk_end < va)
+			chunk_end = vma->end;
+		size_t n = (size_t)((chunk_end - va) / s->page_size);
+		ssize_t got = p->gone ? 0 : pagemap_read(p->pagemap_fd, va / s->page_size, n, s->pm);
+		if (got < 0) {
+			problem(s, p->mm_id, va, "pid %llu: /proc/%llu/pagemap: %s",
+				(unsigned long long)p->pid, (unsigned long long)p->pid, strerror((int)-got));
+			add_unknown(s, &r, va, (vma->end - va) / s->page_size, "pgtable-unreadable");
+			break;
+		}
+		if (got > 0)
+			write_batch(s, p, vma, &r, va, (size_t)got);
+		if ((size_t)got < n) {
+			uint64_t at = va + (uint64_t)got * s->page_size;
+			if (!p->gone)
+				problem(s, p->mm_id, at, "pid %llu: /proc/%llu/pagemap: process exited during the snapshot",
+					(unsigned long long)p->pid, (unsigned long long)p->pid);
+			p->gone = true;
+			add_unknown(s, &r, at, (vma->end - at) / s->page_size, "pid-gone");
+			break;
+		}
+		va = chunk_end;
+	}
+	flush_map(s, &r);
+	flush_swap(s, &r);
+	ps_write_sum(s->w, &r.sum);
+}
+
+/* ---- processes ----------------------------------------------------------------------------- */
+
+static int grow_vmas(struct snap *s, size_t n)
+{
+	if (n <= s->vmas_cap)
+		return 0;
+	struct ps_vma *grown = realloc(s->vmas, n * sizeof *grown);
+	if (!grown)
+		return -1;
+	s->vmas = grown, s->vmas_cap = n;
+	return 0;
+}
+
+/* A read failed before anything of the process was written. Gone processes not asked for by
+ * --pid are simply not part of the snapshot. */
+static void early_failure(struct snap *s, uint64_t pid, bool explicit, const char *file, int err)
+{
+	if (!explicit && (err == ENOENT || err == ESRCH))
+		return;
+	problem(s, PS_UNKNOWN, PS_UNKNOWN, "pid %llu: /proc/%llu/%s: %s%s", (unsigned long long)pid,
+		(unsigned long long)pid, file, strerror(err),
+		err == ENOENT || err == ESRCH ? " (no such process)" : "");
+}
+
+static void snap_process(struct snap *s, uint64_t pid, bool explicit)
+{
+	char path[128];
+	struct proc_stat st;
+	snprintf(path, sizeof path, "/proc/%llu/stat", (unsigned long long)pid);
+	int err = proc_read_file(path, &s->buf);
+	if (err)
+		return early_failure(s, pid, explicit, "stat", err);
+	if (proc_parse_stat(s->buf.data, &st) != 0)
+		return early_failure(s, pid, true, "stat", EINVAL);
+
+	snprintf(path, sizeof path, "/proc/%llu/maps", (unsigned long long)pid);
+	err = proc_read_file(path, &s->maps_text);
+	if (err)
+		return early_failure(s, pid, explicit, "maps", err);
+	if (s->maps_text.len == 0) {
+		/* A kernel thread or a zombie: no user address space to record. */
+		if (explicit)
+			fprintf(stderr, "pagesleuth snap: pid %llu has no user address space (kernel thread or zombie): skipped\n",
+				(unsigned long long)pid);
+		return;
+	}
+	size_t bad_line = 0;
+	err = proc_parse_maps(s->maps_text.data, &s->maps, &s->nmaps, &s->maps_cap, &bad_line);
+	if (err) {
+		problem(s, PS_UNKNOWN, PS_UNKNOWN, "pid %llu: /proc/%llu/maps:%zu: cannot parse",
+			(unsigned long long)pid, (unsigned long long)pid, bad_line);
+		return;
+	}
+
+	char exe[4096];
+	snprintf(path, sizeof path, "/proc/%llu/exe", (unsigned long long)pid);
+	ssize_t exe_len = readlink(path, exe, sizeof exe - 1);
+	exe[exe_len > 0 ? exe_len : 0] = '\0';
+
+	ssize_t nthreads = read_threads(s, pid);
+	if (nthreads < 0)
+		return early_failure(s, pid, explicit, "task", (int)-nthreads);
+
+	struct proc_ctx p = { .pid = pid, .mm_id = s->next_mm_id, .pagemap_fd = -1 };
+	if (!s->opt->no_pages) {
+		snprintf(path, sizeof path, "/proc/%llu/pagemap", (unsigned long long)pid);
+		p.pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (p.pagemap_fd < 0)
+			return early_failure(s, pid, explicit, "pagemap", errno);
+	}
+	s->next_mm_id++;
+	s->smaps_loaded = false;
+
+	for (ssize_t i = 0; i < nthreads; i++) {
+		s->threads[i].task.mm = p.mm_id;
+		s->threads[i].task.comm = s->threads[i].comm;
+		ps_write_task(s->w, &s->threads[i].task);
+	}
+
+	uint64_t start_brk = st.start_brk, brk = st.start_brk;
+	for (size_t i = 0; i < s->nmaps; i++)
+		if (strcmp(s->maps[i].path, "[heap]") == 0)
+			brk = s->maps[i].end;
+	struct ps_mm mm = {
+		.id = p.mm_id,
+		.tgid = pid,
+		.comm = st.comm,
+		.exe = exe,
+		.kaddr = PS_UNKNOWN,
+		.start_brk = start_brk,
+		.brk = brk,
+		.start_stack = st.start_stack,
+		.total_vm = st.vsize / s->page_size,
+		.map_count = s->nmaps,
+	};
+	ps_write_mm(s->w, &mm);
+
+	if (grow_vmas(s, s->nmaps) < 0) {
+		problem(s, p.mm_id, PS_UNKNOWN, "pid %llu: out of memory", (unsigned long long)pid);
+		goto out;
+	}
+	for (size_t i = 0; i < s->nmaps; i++) {
+		const struct proc_map *m = &s->maps[i];
+		s->vmas[i] = (struct ps_vma){
+			.mm = p.mm_id, .start = m->start, .end = m->end,
+			.vmflags = PS_UNKNOWN, /* /proc does not show raw vm_flags */
+			.pgoff = m->offset / s->page_size,
+			.dev_major = m->dev_major, .dev_minor = m->dev_minor,
+			.inode = m->inode, .path = m->path,
+		};
+		memcpy(s->vmas[i].perm, m->perm, sizeof s->vmas[i].perm);
+	}
+	ps_classify_vmas(&mm, s->vmas, s->nmaps);
+	for (size_t i = 0; i < s->nmaps; i++) {
+		ps_write_vma(s->w, &s->vmas[i]);
+		if (!s->opt->no_pages)
+			write_vma_pages(s, &p, &s->vmas[i]);
+	}
+out:
+	if (p.pagemap_fd >= 0)
+		close(p.pagemap_fd);
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Every numeric entry of /proc, ascending. */
+static int list_pids(uint64_t **out, size_t *n)
+{
+	DIR *dir = opendir("/proc");
+	if (!dir)
+		return errno;
+	size_t cap = 0;
+	*n = 0;
+	struct dirent *de;
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long long pid = strtoull(de->d_name, &end, 10);
+		if (*end || !pid)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 512;
+			uint64_t *grown = realloc(*out, cap * sizeof *grown);
+			if (!grown) {
+				closedir(dir);
+				return ENOMEM;
+			}
+			*out = grown;
+		}
+		(*out)[(*n)++] = pid;
+	}
+	closedir(dir);
+	qsort(*out, *n, sizeof **out, pid_cmp);
+	return 0;
+}
+
+static int read_pmd_shift(unsigned page_shift)
+{
+	char text[64];
+	read_line_file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", text, sizeof text);
+	uint64_t size = strtoull(text, NULL, 10);
+	/* Without THP there are no PMD-mapped THPs; the usual geometry is then only a default. */
+	return size > 1 ? (int)log2_u64(size) : (int)(page_shift + page_shift - 3);
+}
+
+static void snap_free(struct snap *s)
+{
+	kpage_close(&s->kp);
+	kpage_scratch_free(&s->kscratch);
+	proc_buf_free(&s->buf), proc_buf_free(&s->maps_text), proc_buf_free(&s->smaps_text);
+	free(s->maps), free(s->vmas), free(s->threads), free(s->huge);
+	free(s->pm), free(s->pfn), free(s->count), free(s->flags), free(s->shift);
+}
+
+int ps_cmd_snap(int argc, char **argv)
+{
+	struct snap_options opt = { .out_path = "-" };
+	int rc = parse_options(argc, argv, &opt);
+	if (rc >= 0) {
+		free(opt.pids);
+		return rc;
+	}
+	struct snap s = { .opt = &opt, .scan_supported = true, .next_mm_id = 1,
+			  .kp = { -1, -1 } };
+	s.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	s.page_shift = log2_u64(s.page_size);
+	s.pmd_shift = (unsigned)read_pmd_shift(s.page_shift);
+	long tck = sysconf(_SC_CLK_TCK);
+	s.ticks_per_sec = tck > 0 ? (uint64_t)tck : 100;
+	s.pm = malloc(BATCH_PAGES * sizeof *s.pm);
+	s.pfn = malloc(BATCH_PAGES * sizeof *s.pfn);
+	s.count = malloc(BATCH_PAGES * sizeof *s.count);
+	s.flags = malloc(BATCH_PAGES * sizeof *s.flags);
+	s.shift = malloc(BATCH_PAGES);
+	uint64_t *all_pids = NULL;
+	size_t npids = 0;
+	rc = 2;
+	if (!s.pm || !s.pfn || !s.count || !s.flags || !s.shift) {
+		fprintf(stderr, "pagesleuth snap: out of memory\n");
+		goto out;
+	}
+	if (!opt.npids) {
+		int err = list_pids(&all_pids, &npids);
+		if (err) {
+			fprintf(stderr, "pagesleuth snap: /proc: %s\n", strerror(err));
+			goto out;
+		}
+	}
+
+	s.pfn_visible = probe_pfn_visible(&s);
+	if (!s.pfn_visible && !opt.no_pages)
+		fprintf(stderr, "pagesleuth snap: physical frame numbers are hidden (needs root/CAP_SYS_ADMIN): "
+				"no PFNs, mapcounts, page flags or PSS; resident and swapped counts are still exact\n");
+
+	char *err = NULL;
+	s.w = ps_writer_open(opt.out_path, &err);
+	if (!s.w) {
+		fprintf(stderr, "pagesleuth snap: %s\n", err ? err : "cannot open output");
+		free(err);
+		goto out;
+	}
+	char time_buf[32];
+	write_header(&s, time_buf);
+	ps_write_snapshot(s.w, &(struct ps_snapshot){ .seq = 0, .time = time_buf,
+						      .uptime_ns = boottime_ns() });
+	if (opt.npids) {
+		for (size_t i = 0; i < opt.npids; i++) {
+			bool seen = false;
+			for (size_t j = 0; j < i; j++)
+				seen |= opt.pids[j] == opt.pids[i];
+			if (!seen)
+				snap_process(&s, opt.pids[i], true);
+		}
+	} else {
+		for (size_t i = 0; i < npids; i++)
+			snap_process(&s, all_pids[i], false);
+	}
+	ps_write_end(s.w, !s.partial);
+	if (ps_writer_close(s.w, false, &err) != 0) {
+		fprintf(stderr, "pagesleuth snap: %s\n", err ? err : "write failed");
+		free(err);
+		goto out;
+	}
+	rc = s.partial ? 1 : 0;
+out:
+	snap_free(&s);
+	free(all_pids);
+	free(opt.pids);
+	return rc;
+}
