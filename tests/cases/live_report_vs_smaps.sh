@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The analyzer's own output on live records against the kernel's figures: for a parent and
+# a forked child with a known layout (tests/progs/layout.c), `pagesleuth report -f csv -a pss`
+# must give RSS, USS and swap equal to /proc/PID/smaps_rollup (Rss, Private_Clean +
+# Private_Dirty, Swap) and PSS within 1 KiB of its Pss.
+set -euo pipefail
+[ "$(id -u)" -eq 0 ] || { echo "skip: needs root to read PFNs and mapcounts"; exit 77; }
+bin=${PAGESLEUTH:-build/pagesleuth}
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+# Static: with a shared libc, other processes starting and exiting on the machine move the
+# mapcounts of libc's pages between the two reads, and PSS with them (measured: 1-4 KiB).
+# Statically linked, the only sharing is between the parent and its child.
+cc -std=gnu11 -O1 -static -o "$tmp/layout" tests/progs/layout.c
+"$tmp/layout" 8 2 > "$tmp/ready" &
+pids+=($!)
+for _ in $(seq 100); do grep -q '^ready' "$tmp/ready" 2>/dev/null && break; sleep 0.1; done
+read -r _ parent child _ < <(sed -e 's/parent=//' -e 's/child=//' "$tmp/ready")
+pids+=("$child")
+
+# Both processes are blocked: the kernel's view and the snapshot see the same pages.
+for p in "$parent" "$child"; do cp "/proc/$p/smaps_rollup" "$tmp/rollup.$p"; done
+"$bin" snap --pid "$parent" --pid "$child" -o "$tmp/rec"
+"$bin" report -f csv -a pss "$tmp/rec" > "$tmp/csv"
+
+kb() { awk -v k="$1:" '$1 == k { print $2 }' "$2"; }
+fail=0
+for p in "$parent" "$child"; do
+	line=$(awk -F, -v p="$p" '/^# table: pss$/ { t = 1; next } /^$/ { t = 0 }
+		t && $1 == p { print; exit }' "$tmp/csv")
+	[ -n "$line" ] || { echo "FAIL: pid $p missing from the pss table"; fail=1; continue; }
+	IFS=, read -r _ _ _ rss pss uss swap <<< "$line"
+	k_rss=$(kb Rss "$tmp/rollup.$p"); k_pss=$(kb Pss "$tmp/rollup.$p")
+	k_uss=$(( $(kb Private_Clean "$tmp/rollup.$p") + $(kb Private_Dirty "$tmp/rollup.$p") ))
+	k_swap=$(kb Swap "$tmp/rollup.$p")
+	echo "pid $p: rss $rss/$k_rss pss $pss/$k_pss uss $uss/$k_uss swap $swap/$k_swap (ours/kernel, KiB)"
+	[ "$rss" -eq "$k_rss" ] || { echo "FAIL: pid $p Rss $rss != $k_rss"; fail=1; }
+	[ "$uss" -eq "$k_uss" ] || { echo "FAIL: pid $p USS $uss != Private $k_uss"; fail=1; }
+	[ "$swap" -eq "$k_swap" ] || { echo "FAIL: pid $p Swap $swap != $k_swap"; fail=1; }
+	d=$((pss - k_pss)); d=${d#-}
+	[ "$d" -le 1 ] || { echo "FAIL: pid $p Pss $pss vs $k_pss (more than 1 KiB apart)"; fail=1; }
+done
+exit $fail
