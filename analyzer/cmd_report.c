@@ -126,7 +126,7 @@ static int write_rendered(const struct report *r, renderer render, const char *p
 	return 0;
 }
 
-/* One SVG per chart and per map group, named ID[-N].svg in DIR. */
+/* One SVG per chart (ID.svg) and per map group (ID-N.svg, in table order) in DIR. */
 static int write_svgs(const struct report *r, const char *dir)
 {
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
@@ -151,19 +151,14 @@ static int write_svgs(const struct report *r, const char *dir)
 		}
 		if (t->style != STYLE_MAP)
 			continue;
-		const char *prev = NULL;
 		unsigned n = 0;
-		for (size_t row = 0; row < t->nrows; row++) {
-			const char *group = table_cell_c(t, row, MAP_COL_GROUP)->s;
-			if (prev && strcmp(prev, group) == 0)
-				continue;
-			prev = group;
+		for (size_t first = 0; first < t->nrows; first = render_map_group_end(t, first)) {
 			char *path = xasprintf("%s/%s-%u.svg", dir, t->id, n++);
 			struct atomic_file af;
 			char *err = NULL;
 			int rc = atomic_open(&af, path, &err);
 			if (rc == 0)
-				rc = atomic_close(&af, render_map_svg(t, group, af.fp) == 0, &err);
+				rc = atomic_close(&af, render_map_svg(t, first, af.fp) == 0, &err);
 			free(path);
 			if (rc < 0) {
 				fprintf(stderr, "pagesleuth: %s\n", err ? err : "svg failed");

@@ -9,21 +9,21 @@
 
 /* ---- distinct PFNs ------------------------------------------------------------------------- */
 
-static size_t pfn_hash(uint64_t pfn, size_t cap)
+static size_t pfn_hash(uint64_t block, size_t cap)
 {
-	/* Fibonacci hashing: neighbouring PFNs spread over the table. */
-	return (size_t)((pfn * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (cap - 1);
+	/* Fibonacci hashing: neighbouring blocks spread over the table. */
+	return (size_t)((block * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (cap - 1);
 }
 
 static void pfn_grow(struct pfn_table *t)
 {
-	size_t ncap = t->cap ? t->cap * 2 : 1 << 16;
-	struct pfn_entry *ns = xcalloc(ncap, sizeof *ns);
+	size_t ncap = t->cap ? t->cap * 2 : 1 << 12;
+	struct pfn_block *ns = xcalloc(ncap, sizeof *ns);
 	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->slots[i].pfn_plus1)
+		if (!t->slots[i].block_plus1)
 			continue;
-		size_t h = pfn_hash(t->slots[i].pfn_plus1 - 1, ncap);
-		while (ns[h].pfn_plus1)
+		size_t h = pfn_hash(t->slots[i].block_plus1 - 1, ncap);
+		while (ns[h].block_plus1)
 			h = (h + 1) & (ncap - 1);
 		ns[h] = t->slots[i];
 	}
@@ -32,23 +32,45 @@ static void pfn_grow(struct pfn_table *t)
 	t->cap = ncap;
 }
 
-/* Returns the entry for pfn, inserting it (with *inserted = true) if new. */
-static struct pfn_entry *pfn_lookup_add(struct pfn_table *t, uint64_t pfn, bool *inserted)
+/* Mark frames [pfn, pfn + n) mapped, all inside one block (pfn % 64 + n <= 64). Returns how
+ * many of them were not marked before. */
+static unsigned pfn_mark(struct pfn_table *t, uint64_t pfn, unsigned n)
 {
-	if ((t->used + 1) * 4 > t->cap * 3)
+	uint64_t block = pfn >> 6;
+	uint64_t mask = (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1) << (pfn & 63);
+	if ((t->nblocks + 1) * 4 > t->cap * 3)
 		pfn_grow(t);
-	size_t h = pfn_hash(pfn, t->cap);
-	while (t->slots[h].pfn_plus1) {
-		if (t->slots[h].pfn_plus1 == pfn + 1) {
-			*inserted = false;
-			return &t->slots[h];
+	for (size_t h = pfn_hash(block, t->cap);; h = (h + 1) & (t->cap - 1)) {
+		struct pfn_block *b = &t->slots[h];
+		if (b->block_plus1 == block + 1) {
+			unsigned added = (unsigned)__builtin_popcountll(mask & ~b->bits);
+			b->bits |= mask;
+			t->used += added;
+			return added;
 		}
-		h = (h + 1) & (t->cap - 1);
+		if (!b->block_plus1) {
+			b->block_plus1 = block + 1;
+			b->bits = mask;
+			t->nblocks++;
+			t->used += n;
+			return n;
+		}
 	}
-	t->slots[h].pfn_plus1 = pfn + 1;
-	t->used++;
-	*inserted = true;
-	return &t->slots[h];
+}
+
+/* Mark the frames of a run; returns how many were new (first seen in this run). */
+static uint64_t pfn_mark_run(struct pfn_table *t, uint64_t pfn, uint64_t npages)
+{
+	uint64_t added = 0;
+	while (npages) {
+		unsigned n = 64 - (unsigned)(pfn & 63);
+		if (n > npages)
+			n = (unsigned)npages;
+		added += pfn_mark(t, pfn, n);
+		pfn += n;
+		npages -= n;
+	}
+	return added;
 }
 
 /* ---- executable units ---------------------------------------------------------------------- */
@@ -271,19 +293,12 @@ static void on_map(struct builder *b, const struct ps_map *run)
 		v->pfn_hidden += run->npages;
 		m->pfn_hidden_pages += run->npages;
 	} else {
-		uint32_t owner = (v->unit == NO_UNIT ? 0 : v->unit) * PS_KIND_COUNT + v->v.kind;
-		for (uint64_t i = 0; i < run->npages; i++) {
-			bool inserted;
-			struct pfn_entry *e = pfn_lookup_add(&m->pfns, run->pfn + i, &inserted);
-			if (inserted) {
-				m->distinct_anon += ps_map_anon(run);
-				e->first_owner = v->unit == NO_UNIT ? UINT32_MAX : owner;
-				if (v->unit != NO_UNIT)
-					m->unit_phys[owner]++;
-			}
-			if (e->mappings < UINT32_MAX)
-				e->mappings++;
-		}
+		/* Pages first seen here are credited to this mapping's unit and kind. */
+		uint64_t added = pfn_mark_run(&m->pfns, run->pfn, run->npages);
+		if (added && ps_map_anon(run))
+			m->distinct_anon += added;
+		if (added && v->unit != NO_UNIT)
+			m->unit_phys[(size_t)v->unit * PS_KIND_COUNT + v->v.kind] += added;
 	}
 	if (b->opt->keep_maps)
 		map_run_add(v, (run->vaddr - v->v.start) >> m->page_shift, run->npages,
@@ -470,6 +485,11 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 			 "truncated or its writer died", ps_reader_name(r), (unsigned long long)b.cur.seq);
 		b.cur.complete = false;
 		finish_snapshot(&b);
+	} else if (b.cur.partial_why && b.kept_any) {
+		/* warn records after the last end record belong to no snapshot, but the writer
+		 * could not read something: never present the result as complete. */
+		xappendf(&m->partial_why, "%.*s", (int)strlen(b.cur.partial_why) - 1,
+			 b.cur.partial_why);
 	}
 	const char *w = ps_reader_warnings(r);
 	if (*w)

@@ -43,16 +43,18 @@ struct proc {
 	size_t nvmas, capvmas;
 };
 
-/* Open-addressing set of the distinct PFNs mapped by user space. */
-struct pfn_entry {
-	uint64_t pfn_plus1;   /* 0 = empty slot */
-	uint32_t first_owner; /* unit * PS_KIND_COUNT + kind of the first mapping seen */
-	uint32_t mappings;    /* mappings of this page seen in the records */
+/* Open-addressing set of the distinct PFNs mapped by user space, in aligned blocks of 64
+ * frames with a bit per frame: one lookup per page run (not per page), and at most 16 bytes
+ * per distinct PFN (much less when neighbouring frames are mapped, as they usually are). */
+struct pfn_block {
+	uint64_t block_plus1; /* pfn / 64 + 1; 0 = empty slot */
+	uint64_t bits;        /* bit i: frame block * 64 + i is mapped */
 };
 
 struct pfn_table {
-	struct pfn_entry *slots;
-	size_t cap, used;
+	struct pfn_block *slots;
+	size_t cap, nblocks;
+	uint64_t used;        /* distinct PFNs */
 };
 
 /* What the thrashing analysis needs from each snapshot of a stream. */

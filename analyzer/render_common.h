@@ -38,7 +38,6 @@ bool render_next_line(const char **cursor, const char **line, size_t *len);
 const char *render_map_str(const struct table *t, size_t row, enum map_col col);
 uint64_t render_map_u64(const struct table *t, size_t row, enum map_col col);
 /* End of the run of rows starting at first that share first's MAP_COL_GROUP. */
-size_t render_map_group_end(const struct table *t, size_t first);
 
 /* Flushes and turns a stream error into -1 with errno set (EIO if the stream did not say). */
 int render_finish(FILE *out);

@@ -116,6 +116,14 @@ static const char *chart_label(const struct table *t, size_t row, char *buf)
 	return num ? num : "-";
 }
 
+/* What the axis shows of a label: the file name of a path (the full label is the tooltip),
+ * since "/usr/lib/x86_64-linux-gnu/" would use up the room of every library's label. */
+static const char *axis_label(const char *label)
+{
+	const char *slash = label[0] == '/' ? strrchr(label, '/') : NULL;
+	return slash && slash[1] ? slash + 1 : label;
+}
+
 /* A tick step of 1, 2 or 5 times a power of ten giving about five ticks. */
 static double nice_step(double max)
 {
@@ -126,7 +134,7 @@ static double nice_step(double max)
 }
 
 enum {
-	CHART_LEFT = 78, CHART_RIGHT = 20, CHART_PLOT_H = 260, CHART_LABELS_H = 120,
+	CHART_LEFT = 78, CHART_RIGHT = 20, CHART_PLOT_H = 260,
 	CHART_BAR_W = 14, CHART_GROUP_W = 40, CHART_MIN_W = 480, CHART_LABEL_CHARS = 20,
 	LEGEND_ROW_H = 16,
 };
@@ -141,9 +149,11 @@ void render_svg_chart(const struct table *t, bool standalone, FILE *out)
 	const struct chart *ch = t->chart;
 	size_t nseries = ch->nseries < 16 ? ch->nseries : 16;
 	const char *unit = ch->unit && *ch->unit ? ch->unit : "pages";
-	double width = CHART_LEFT + (double)t->nrows * CHART_GROUP_W + CHART_RIGHT;
-	if (width < CHART_MIN_W)
-		width = CHART_MIN_W;
+	/* The first max_rows rows only (tables are sorted largest first); the title says so. */
+	size_t nrows = ch->max_rows && t->nrows > ch->max_rows ? ch->max_rows : t->nrows;
+	double width = CHART_LEFT + (double)nrows * CHART_GROUP_W + CHART_RIGHT;
+	const char *title = ch->title && *ch->title ? ch->title : t->title;
+	width = fmax(width, fmax(CHART_MIN_W, 20 + 8.6 * (double)utf8_chars(title))); /* 15px bold */
 
 	/* Legend rows wrap at the chart width: lay them out first to know the height. */
 	double legend_top = 36, x = CHART_LEFT, legend_rows = 1;
@@ -155,10 +165,19 @@ void render_svg_chart(const struct table *t, bool standalone, FILE *out)
 	}
 	double plot_top = legend_top + (legend_rows + 1) * LEGEND_ROW_H + 14;
 	double plot_bottom = plot_top + CHART_PLOT_H;
-	double height = plot_bottom + CHART_LABELS_H;
+	/* Room under the plot for the rotated labels: as much as the longest needs. */
+	size_t label_chars = 1;
+	char buf[RENDER_NUM_MAX];
+	for (size_t r = 0; r < nrows && label_chars < CHART_LABEL_CHARS; r++) {
+		size_t n = utf8_chars(axis_label(chart_label(t, r, buf)));
+		label_chars = n > label_chars ? n : label_chars;
+	}
+	if (label_chars > CHART_LABEL_CHARS)
+		label_chars = CHART_LABEL_CHARS;
+	double height = plot_bottom + 24 + 4.6 * (double)label_chars;
 
 	double max = 0;
-	for (size_t r = 0; r < t->nrows; r++) {
+	for (size_t r = 0; r < nrows; r++) {
 		double virt = 0, phys = 0;
 		for (size_t s = 0; s < nseries; s++) {
 			virt += chart_value(t, r, ch->series[s].virt_col);
@@ -170,7 +189,6 @@ void render_svg_chart(const struct table *t, bool standalone, FILE *out)
 	double top = ceil((max > 0 ? max : 1) / step) * step;
 	double scale = CHART_PLOT_H / top;
 
-	const char *title = ch->title && *ch->title ? ch->title : t->title;
 	svg_open(width, height, title, standalone, out);
 	fputs("<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">", out);
 	render_xml_escaped(title, out);
@@ -217,8 +235,7 @@ void render_svg_chart(const struct table *t, bool standalone, FILE *out)
 	fputs("</text>\n</g>\n", out);
 
 	/* bars */
-	char buf[RENDER_NUM_MAX];
-	for (size_t r = 0; r < t->nrows; r++) {
+	for (size_t r = 0; r < nrows; r++) {
 		const char *label = chart_label(t, r, buf);
 		double gx = CHART_LEFT + (double)r * CHART_GROUP_W + (CHART_GROUP_W - 2 * CHART_BAR_W - 2) / 2.0;
 		fputs("<g>", out);
@@ -243,12 +260,13 @@ void render_svg_chart(const struct table *t, bool standalone, FILE *out)
 				base -= h;
 			}
 		}
-		size_t chars, len = utf8_prefix(label, CHART_LABEL_CHARS, &chars);
+		const char *shown = axis_label(label);
+		size_t chars, len = utf8_prefix(shown, CHART_LABEL_CHARS, &chars);
 		double lx = gx + CHART_BAR_W + 1;
 		fprintf(out, "<text transform=\"translate(%.1f %.1f) rotate(-45)\" text-anchor=\"end\">",
 			lx + 4, plot_bottom + 12);
-		render_xml_escaped_n(label, len, out);
-		if (label[len])
+		render_xml_escaped_n(shown, len, out);
+		if (shown[len])
 			fputs("\xe2\x80\xa6", out); /* ... */
 		fputs("<title>", out);
 		render_xml_escaped(label, out);
@@ -256,7 +274,7 @@ void render_svg_chart(const struct table *t, bool standalone, FILE *out)
 	}
 	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
 		CHART_LEFT, plot_bottom, width - CHART_RIGHT, plot_bottom);
-	if (t->nrows == 0)
+	if (nrows == 0)
 		fprintf(out, "<text x=\"%d\" y=\"%.1f\">(no rows)</text>\n", CHART_LEFT + 10,
 			plot_bottom - 10);
 	fputs("</svg>\n", out);
@@ -409,7 +427,7 @@ void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool s
 			"<text x=\"%.0f\" y=\"35\">%s</text>",
 			lx, map_colours[map_colour_index((unsigned char)legend[i].ch)], lx + 10,
 			legend[i].label);
-		lx += 10 + 5.0 * (double)strlen(legend[i].label) + 8;
+		lx += 10 + 5.3 * (double)strlen(legend[i].label) + 8;
 	}
 	fprintf(out, "<text x=\"%d\" y=\"47\">one cell per page, %d pages per line</text></g>\n",
 		MAP_LEFT, MAP_LINE_PAGES);
@@ -441,9 +459,15 @@ void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool s
 		prev = r;
 		uint64_t skip = render_map_u64(t, r, MAP_COL_SKIP);
 		if (skip) {
+			/* n identical lines: empty (map "") or one character repeated. */
+			const char *rep = render_map_str(t, r, MAP_COL_MAP);
 			fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-size=\"8\" fill=\"#666\">"
-				"\xe2\x80\xa6 %" PRIu64 " empty line%s (%" PRIu64 " pages)</text>\n",
-				MAP_LEFT + 4, y + 9, skip, skip == 1 ? "" : "s", skip * MAP_LINE_PAGES);
+				"\xe2\x80\xa6 %" PRIu64 " %s line%s (%" PRIu64 " pages)</text>\n",
+				MAP_LEFT + 4, y + 9, skip, *rep ? "full" : "empty", skip == 1 ? "" : "s",
+				skip * MAP_LINE_PAGES);
+			if (*rep && map_colour_index((unsigned char)*rep) >= 0)
+				path_add_run(&paths[map_colour_index((unsigned char)*rep)], MAP_LEFT + 200,
+					     y + 6, MAP_CELL * MAP_LINE_PAGES - 200);
 			y += MAP_SKIP_H;
 			continue;
 		}
@@ -470,27 +494,12 @@ void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool s
 	fputs("</svg>\n", out);
 }
 
-int render_map_svg(const struct table *t, const char *group, FILE *out)
+int render_map_svg(const struct table *t, size_t first, FILE *out)
 {
-	if (t->style != STYLE_MAP || !group) {
+	if (t->style != STYLE_MAP || first >= t->nrows) {
 		errno = EINVAL;
 		return -1;
 	}
-	size_t first = SIZE_MAX, end = 0;
-	for (size_t r = 0; r < t->nrows; r++)
-		if (in_group(t, group, r)) {
-			if (first == SIZE_MAX)
-				first = r;
-			end = r + 1;
-		}
-	if (first == SIZE_MAX) {
-		/* Unknown group: still a valid picture that says so. */
-		svg_open(MAP_MIN_W, 60, group, true, out);
-		fprintf(out, "<text x=\"%d\" y=\"18\" font-size=\"13\" font-weight=\"bold\">", MAP_LEFT);
-		render_xml_escaped(group, out);
-		fprintf(out, "</text>\n<text x=\"%d\" y=\"40\">(no pages)</text>\n</svg>\n", MAP_LEFT);
-		return render_finish(out);
-	}
-	render_svg_map_rows(t, first, end, true, out);
+	render_svg_map_rows(t, first, render_map_group_end(t, first), true, out);
 	return render_finish(out);
 }

@@ -152,7 +152,10 @@ void render_text_map_rows(const struct table *t, size_t first, size_t end, FILE 
 			putc('\n', out);
 		}
 		uint64_t skip = render_map_u64(t, r, MAP_COL_SKIP);
-		if (skip > 0) {
+		if (skip > 0 && *render_map_str(t, r, MAP_COL_MAP)) {
+			fprintf(out, "    ... %" PRIu64 " line%s of '%c' (%" PRIu64 " pages)\n", skip,
+				skip == 1 ? "" : "s", *render_map_str(t, r, MAP_COL_MAP), skip * 64);
+		} else if (skip > 0) {
 			fprintf(out, "    ... %" PRIu64 " empty line%s (%" PRIu64 " pages)\n", skip,
 				skip == 1 ? "" : "s", skip * 64);
 			continue;

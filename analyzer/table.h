@@ -60,6 +60,7 @@ struct chart {
 	const char *title;
 	const char *unit; /* "pages" */
 	size_t label_col;
+	size_t max_rows; /* draw only the first max_rows rows (0 = all); the table is sorted */
 	size_t nseries;
 	struct chart_series series[16];
 };
@@ -109,14 +110,19 @@ struct table *report_find(const struct report *r, const char *id);
 void report_free(struct report *r);
 void report_set_partial(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Renderers (analyzer/render_*.c). Each returns 0, or -1 with errno set on a write error. */
+/* Renderers (analyzer/render_*.c). Each returns 0, or -1 with errno set on a write error
+ * (or EINVAL for a table it cannot draw). */
 int render_text(const struct report *r, FILE *out);
 int render_csv(const struct report *r, FILE *out);
 int render_json(const struct report *r, FILE *out);
 int render_html(const struct report *r, FILE *out);
 /* One chart as a standalone SVG document (used by render_html and by --svg DIR). */
 int render_chart_svg(const struct table *t, FILE *out);
-/* One resident map (all rows of a STYLE_MAP table that share MAP_COL_GROUP == group) as SVG. */
-int render_map_svg(const struct table *t, const char *group, FILE *out);
+/* One resident map as SVG: the group whose rows start at row `first` (analyses emit each
+ * group's rows together; see render_map_group_end). Returns -1 with errno EINVAL if t is
+ * not a STYLE_MAP table or first is out of range. */
+int render_map_svg(const struct table *t, size_t first, FILE *out);
+/* The row after the last one of the group that starts at row `first` of a STYLE_MAP table. */
+size_t render_map_group_end(const struct table *t, size_t first);
 
 #endif

@@ -635,12 +635,13 @@ static void test_json(void)
 	free(got);
 }
 
-static char *render_svg_to_string(const struct table *t, const char *group, int *rc)
+/* first = the first row of a map group, or SIZE_MAX for the table's chart. */
+static char *render_svg_to_string(const struct table *t, size_t first, int *rc)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	*rc = group ? render_map_svg(t, group, f) : render_chart_svg(t, f);
+	*rc = first != SIZE_MAX ? render_map_svg(t, first, f) : render_chart_svg(t, f);
 	fclose(f);
 	return buf;
 }
@@ -649,7 +650,7 @@ static void test_svg(void)
 {
 	int rc;
 	struct table *chart = chart_table(3);
-	char *svg = render_svg_to_string(chart, NULL, &rc);
+	char *svg = render_svg_to_string(chart, SIZE_MAX, &rc);
 	if (rc != 0)
 		fail("chart svg: returned %d", rc);
 	expect_well_formed("chart svg", svg);
@@ -667,26 +668,27 @@ static void test_svg(void)
 	table_free(chart);
 
 	chart = chart_table(200); /* wide: 40 px per row */
-	svg = render_svg_to_string(chart, NULL, &rc);
+	svg = render_svg_to_string(chart, SIZE_MAX, &rc);
 	expect_well_formed("chart svg, 200 rows", svg);
 	expect_contains("chart svg, 200 rows", svg, "width=\"8098\"");
 	free(svg);
 	table_free(chart);
 
 	chart = chart_table(0);
-	svg = render_svg_to_string(chart, NULL, &rc);
+	svg = render_svg_to_string(chart, SIZE_MAX, &rc);
 	expect_well_formed("chart svg, no rows", svg);
 	free(svg);
 	free(chart->chart);
 	chart->chart = NULL;
-	svg = render_svg_to_string(chart, NULL, &rc);
+	svg = render_svg_to_string(chart, SIZE_MAX, &rc);
 	if (rc != -1 || errno != EINVAL || *svg)
 		fail("chart svg without a chart: rc %d, output \"%s\"", rc, svg);
 	free(svg);
 	table_free(chart);
 
 	struct table *map = map_table();
-	svg = render_svg_to_string(map, "pid 100 app", &rc);
+	size_t db_first = render_map_group_end(map, 0); /* "pid 100 app" starts at row 0 */
+	svg = render_svg_to_string(map, 0, &rc);
 	if (rc != 0)
 		fail("map svg: returned %d", rc);
 	expect_well_formed("map svg", svg);
@@ -703,11 +705,39 @@ static void test_svg(void)
 	/* the other group's rows are not in this picture */
 	expect_absent("map svg", svg, "/bin/db");
 	free(svg);
-	svg = render_svg_to_string(map, "no such <group>", &rc);
-	expect_well_formed("map svg, unknown group", svg);
-	expect_contains("map svg, unknown group", svg, "no such &lt;group&gt;");
+	svg = render_svg_to_string(map, map->nrows, &rc);
+	if (rc != -1 || errno != EINVAL)
+		fail("map svg of a row past the end: rc %d", rc);
 	free(svg);
-	table_free(map);
+
+	char *db = render_svg_to_string(map, db_first, &rc);
+	expect_contains("map svg, second group", db, "400000-401000  X r-x  text  /bin/db");
+	expect_absent("map svg, second group", db, "/bin/&lt;&amp;app");
+	if (render_map_group_end(map, db_first) != map->nrows)
+		fail("map: the db group should run to the last row");
+	free(db);
+
+	/* n identical full lines of one character: one row, labelled, drawn in its colour. */
+	size_t row = table_add_row(map);
+	table_set_str(map, row, MAP_COL_GROUP, "pid 300 big");
+	table_set_str(map, row, MAP_COL_VMA, "600000-a00000");
+	table_set_u64(map, row, MAP_COL_OFFSET, 0);
+	table_set_str(map, row, MAP_COL_MAP, "????????????????????????????????????????????????????????????????");
+	table_set_u64(map, row, MAP_COL_SKIP, 16);
+	svg = render_svg_to_string(map, row, &rc);
+	expect_well_formed("map svg, uniform rows", svg);
+	expect_contains("map svg, uniform rows", svg, "16 full lines (1024 pages)");
+	free(svg);
+	struct report rep = { 0 };
+	report_add(&rep, map);
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f = open_memstream(&text, &tlen);
+	render_text(&rep, f);
+	fclose(f);
+	expect_contains("text, uniform rows", text, "    ... 16 lines of '?' (1024 pages)\n");
+	free(text);
+	report_free(&rep); /* frees map */
 }
 
 static void test_html(void)
