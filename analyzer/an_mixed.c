@@ -1,7 +1,8 @@
 /* an_mixed.c - analysis 5: VMAs holding both single-use and shared pages, or private
- * (copy-on-write) anonymous pages inside a file mapping. Typical causes: a library built
- * without -fPIC (text relocations write into text), RELRO and .data pages, MAP_PRIVATE
- * files that were written to.
+ * (copy-on-write) anonymous pages next to page-cache pages inside one file mapping. Typical
+ * causes: a library built without -fPIC (text relocations write into text), a partly
+ * written RELRO or .data segment, MAP_PRIVATE files that were written to. A VMA whose pages
+ * are all of one kind (e.g. .data entirely copied) is not mixed and is not listed.
  *
  * single = pages with mapcount 1, shared = mapcount >= 2, cow = anonymous pages in a
  * file-backed VMA, file = page-cache pages in it.

@@ -2,7 +2,7 @@
  *
  * One character per page, 64 pages per line: '1'-'9' that many mappings of the physical
  * page (the kernel's mapcount), '#' ten or more, '.' no physical page, 's' swapped out,
- * '?' unknown (mapcount hidden, or page table unreadable). A line shorter than 64 ends the
+ * '?' unknown (mapcount hidden, page table unreadable, or a migration/device entry). A line shorter than 64 ends the
  * VMA. Two or more identical full lines of one character become one row with MAP_COL_SKIP =
  * their number (MAP_COL_MAP is "" for empty lines, else the repeated line), so a sparse
  * 32 GiB reservation, or a huge unreadable range, costs one row, not half a million.

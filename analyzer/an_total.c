@@ -3,6 +3,8 @@
  *
  * user_pages = distinct PFNs mapped by any process in the records; anon_pages = those first
  * seen as anonymous; swapped/excluded/unknown/pfn_hidden explain what the number cannot see.
+ * Those four count page-table entries (a page mapped twice counts twice), not distinct
+ * pages: without a PFN there is nothing to deduplicate by.
  */
 #include "model.h"
 
@@ -36,8 +38,9 @@ void an_total(const struct model *m, struct report *r)
 	table_set_u64(t, row, TC_UNKNOWN, m->unknown_pages);
 	table_set_u64(t, row, TC_PROCS, m->nprocs);
 	table_set_u64(t, row, TC_VMAS, vmas);
-	if (m->pfn_hidden_pages)
-		table_set_note(t, "user_pages undercounts: %llu resident pages had hidden PFNs",
-			       (unsigned long long)m->pfn_hidden_pages);
+	if (m->pfn_hidden_pages || m->sum_only_pages)
+		table_set_note(t, "user_pages undercounts: %llu resident pages had hidden PFNs, %llu "
+			       "are known from VMA summaries only", (unsigned long long)m->pfn_hidden_pages,
+			       (unsigned long long)m->sum_only_pages);
 	report_add(r, t);
 }

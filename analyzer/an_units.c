@@ -88,9 +88,10 @@ void an_unit_totals(const struct model *m, struct report *r)
 	t->chart->series[0] = (struct chart_series){ "text", UC_TEXT_V, UC_TEXT_P };
 	t->chart->series[1] = (struct chart_series){ "data", UC_DATA_V, UC_DATA_P };
 	t->chart->series[2] = (struct chart_series){ "heap_bss", UC_BSS_V, UC_BSS_P };
-	if (m->pfn_hidden_pages)
-		table_set_note(t, "PFNs hidden for %llu pages: physical columns undercount",
-			       (unsigned long long)m->pfn_hidden_pages);
+	if (m->pfn_hidden_pages || m->sum_only_pages)
+		table_set_note(t, "physical columns undercount: PFNs hidden for %llu pages, %llu pages "
+			       "known from VMA summaries only", (unsigned long long)m->pfn_hidden_pages,
+			       (unsigned long long)m->sum_only_pages);
 	report_add(r, t);
 	free(virt), free(procs), free(last_proc), free(is_exec);
 }

@@ -341,6 +341,8 @@ int ps_cmd_diff(int argc, char **argv)
 	}
 	struct report rep = { 0 };
 	model_describe(&b, &rep);
+	if (a.warnings)
+		xappendf(&rep.warnings, "%.*s", (int)strlen(a.warnings) - 1, a.warnings);
 	if (!a.complete || a.partial_why)
 		report_set_partial(&rep, "A (%s) is partial: %s", argv[optind],
 				   a.partial_why ? a.partial_why : "incomplete");

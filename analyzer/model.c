@@ -204,6 +204,7 @@ static void snapshot_free(struct model *m)
 	m->partial_why = m->warnings = m->snapshot_time = NULL;
 	m->pfn_hidden_pages = m->swapped_pages = m->unknown_pages = m->excluded_pages = 0;
 	m->distinct_anon = 0;
+	m->sum_only_pages = 0;
 	m->complete = false;
 }
 
@@ -313,6 +314,7 @@ static void on_sum(struct builder *b, const struct ps_vma_sum *s, uint64_t line)
 	v->have_sum_record = true;
 	if (!v->have_runs) {
 		v->sum = *s;
+		b->cur.sum_only_pages += s->resident;
 		return;
 	}
 	/* Both: the runs are authoritative, a disagreeing summary means a broken writer. */
@@ -403,6 +405,7 @@ static void finish_snapshot(struct builder *b)
 		k->pfn_hidden_pages = m->pfn_hidden_pages, k->swapped_pages = m->swapped_pages;
 		k->unknown_pages = m->unknown_pages, k->excluded_pages = m->excluded_pages;
 		k->distinct_anon = m->distinct_anon;
+		k->sum_only_pages = m->sum_only_pages;
 		k->complete = m->complete;
 		k->partial_why = m->partial_why;
 		k->warnings = m->warnings;
@@ -454,7 +457,7 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 				b.cur.swapped_pages += rec.u.swap.npages;
 			if (opt->keep_maps)
 				map_run_add(b.cur_vma, (rec.u.swap.vaddr - b.cur_vma->v.start) >> m->page_shift,
-					    rec.u.swap.npages, 's');
+					    rec.u.swap.npages, rec.u.swap.kind == PS_SWAP ? 's' : '?');
 			break;
 		case PS_REC_UNKNOWN_RANGE:
 			ps_sum_add_unknown(&b.cur_vma->sum, &rec.u.unknown);

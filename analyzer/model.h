@@ -81,6 +81,7 @@ struct model {
 	/* Pages seen in hot records that no PFN identifies (hidden PFNs), swap, unknown. */
 	uint64_t pfn_hidden_pages, swapped_pages, unknown_pages, excluded_pages;
 	uint64_t distinct_anon; /* distinct PFNs whose first mapping was an anonymous page */
+	uint64_t sum_only_pages; /* resident pages known only from sum records (no page runs) */
 
 	bool complete;          /* the snapshot had an end record with status=complete */
 	char *partial_why;      /* reasons, one per line */
