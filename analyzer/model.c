@@ -285,6 +285,13 @@ static void on_map(struct builder *b, const struct ps_map *run)
 	struct vma_info *v = b->cur_vma;
 	v->have_runs = true;
 	ps_sum_add_map(&v->sum, run, m->page_size);
+	if (ps_map_zero_page(run)) {
+		/* The shared zero page: mapped, but nobody's memory (smaps does not count it):
+		 * not in the distinct pages, '.' in the resident maps; the page dump shows it. */
+		if (b->opt->on_run)
+			b->opt->on_run(b->opt->on_run_ctx, m, b->cur_proc, v, run);
+		return;
+	}
 	bool file_backed = v->path[0] && v->path[0] != '[';
 	if (file_backed && ps_map_anon(run))
 		v->cow += run->npages;

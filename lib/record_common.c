@@ -74,12 +74,17 @@ bool ps_map_anon(const struct ps_map *m)
 	return m->pflags != PS_UNKNOWN && (m->pflags & PS_PF(PS_PF_ANON));
 }
 
+bool ps_map_zero_page(const struct ps_map *m)
+{
+	return m->pflags != PS_UNKNOWN && (m->pflags & PS_PF(PS_PF_ZERO_PAGE));
+}
+
 void ps_sum_add_map(struct ps_vma_sum *s, const struct ps_map *m, uint32_t page_size)
 {
 	uint64_t n = m->npages;
 	/* The shared zero page costs nothing per mapping: smaps skips it (vm_normal_page() is
 	 * NULL for it), so resident and PSS do too. */
-	if (m->pflags != PS_UNKNOWN && (m->pflags & PS_PF(PS_PF_ZERO_PAGE)))
+	if (ps_map_zero_page(m))
 		return;
 	/* A PMD leaf is counted per base page, as smaps does. */
 	s->resident += n;

@@ -253,6 +253,8 @@ void ps_sum_add_unknown(struct ps_vma_sum *s, const struct ps_unknown_range *u);
 bool ps_map_referenced(const struct ps_map *m);
 bool ps_map_dirty(const struct ps_map *m);
 bool ps_map_anon(const struct ps_map *m);
+/* A run of the shared zero page: every page of it maps the one PFN (see the format doc). */
+bool ps_map_zero_page(const struct ps_map *m);
 
 /* Classify the VMAs of one mm in place (kind and unit), as docs/record-format.md says.
  * vmas must be sorted by start. unit strings point into the vmas' own paths. */

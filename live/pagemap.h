@@ -33,6 +33,13 @@ struct va_range {
 int pagemap_huge_ranges(int fd, uint64_t start, uint64_t end, struct va_range **out, size_t *n,
 			size_t *cap);
 
+/* Ranges of [start, end) holding present or swapped (or other non-present but populated)
+ * entries, adjacent ranges merged. The kernel skips empty page-table levels, so this is
+ * cheap on huge sparse VMAs (sanitizer shadows, reserved heaps) that reading pagemap
+ * entry by entry is not. Same return values as pagemap_huge_ranges. */
+int pagemap_populated_ranges(int fd, uint64_t start, uint64_t end, struct va_range **out,
+			     size_t *n, size_t *cap);
+
 /* The system-wide /proc/kpagecount and /proc/kpageflags (root only). */
 struct kpage_files {
 	int count_fd, flags_fd;
@@ -49,10 +56,9 @@ struct kpage_scratch {
 };
 void kpage_scratch_free(struct kpage_scratch *s);
 
-/* For each i < n with pfn[i] != UINT64_MAX, set count[i] and flags[i] from the kpage files
- * (UINT64_MAX where the kernel has no entry, e.g. past max_pfn). Returns 0 or an errno value
- * naming a failed read. */
-int kpage_lookup(const struct kpage_files *kp, struct kpage_scratch *s, const uint64_t *pfn,
-		 size_t n, uint64_t *count, uint64_t *flags);
+/* For each i < n with pfn[i] != UINT64_MAX, set out[i] to that PFN's entry in FD (one of the
+ * kpage files), UINT64_MAX where the kernel has no entry (past max_pfn) or pfn[i] is
+ * UINT64_MAX. Returns 0 or an errno value. */
+int kpage_lookup(int fd, struct kpage_scratch *s, const uint64_t *pfn, size_t n, uint64_t *out);
 
 #endif

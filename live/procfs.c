@@ -198,19 +198,21 @@ int proc_parse_maps(char *text, struct proc_map **maps, size_t *n, size_t *cap, 
 
 /* ---- smaps --------------------------------------------------------------------------------- */
 
-uint64_t proc_smaps_kernel_page_size(const char *text, uint64_t start)
+uint64_t proc_smaps_field_kb(const char *text, uint64_t start, const char *name)
 {
 	bool in_vma = false;
 	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		char *end;
 		uint64_t vma_start = strtoull(line, &end, 16);
 		if (end != line && *end == '-') {
+			if (in_vma)
+				break;
 			in_vma = vma_start == start;
 			continue;
 		}
 		uint64_t kb;
-		if (in_vma && status_field(line, "KernelPageSize", &kb))
-			return kb * 1024;
+		if (in_vma && status_field(line, name, &kb))
+			return kb;
 	}
-	return 0;
+	return UINT64_MAX;
 }

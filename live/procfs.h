@@ -52,8 +52,8 @@ struct proc_map {
  * or ENOMEM. */
 int proc_parse_maps(char *text, struct proc_map **maps, size_t *n, size_t *cap, size_t *bad_line);
 
-/* From /proc/PID/smaps TEXT, the KernelPageSize (bytes) of the VMA starting at START, or 0
- * if that VMA is not listed. */
-uint64_t proc_smaps_kernel_page_size(const char *text, uint64_t start);
+/* From /proc/PID/smaps TEXT, field NAME ("KernelPageSize", "Rss", in kB) of the VMA starting
+ * at START, or UINT64_MAX if that VMA or field is not listed. */
+uint64_t proc_smaps_field_kb(const char *text, uint64_t start, const char *name);
 
 #endif

@@ -13,11 +13,14 @@
  *   /proc/PID/pagemap           per page: present (63), swapped (62), PFN or swap type/offset
  *                               (0-54), exclusively mapped (56), soft-dirty (55), guard (58);
  *                               read in batches of up to BATCH_PAGES entries per pread
- *   PAGEMAP_SCAN ioctl          which ranges a huge (PMD/PUD) leaf maps (6.7+), only asked for
- *                               batches holding compound pages
+ *   PAGEMAP_SCAN ioctl (6.7+)   which ranges of a big VMA are populated (present or swapped),
+ *                               so holes are never read; which ranges a huge (PMD/PUD) leaf
+ *                               maps, asked only for batches holding compound pages
  *   /proc/PID/smaps             only for processes with huge leaves: KernelPageSize, which
- *                               tells hugetlb VMAs (page size > base) from THP
- *   /proc/kpagecount            mapcount of each present PFN (one pread per PFN window)
+ *                               tells hugetlb VMAs (page size > base) from THP; and before
+ *                               6.7 Rss/Swap, to skip big VMAs with nothing in them
+ *   /proc/kpagecount            mapcount of each present PFN (one pread per PFN window),
+ *                               except order-0 pages pagemap marks exclusive: mapcount 1
  *   /proc/kpageflags            page flags of each present PFN, copied unchanged
  *   uname, /proc/sys/kernel/random/boot_id, gethostname: the header
  *
@@ -57,6 +60,7 @@
 #include <unistd.h>
 
 #define BATCH_PAGES 65536u /* pagemap entries per pread: 512 KiB of buffer, 256 MiB of VA */
+#define SPARSE_SCAN_MIN_PAGES 4096u /* VMAs from 16 MiB (4K pages) on: read populated ranges only */
 #define PF_EXITING_FLAG 0x4u /* include/linux/sched.h */
 /* Swap types at or above this are special entries (migration, hwpoison, device, markers):
  * MAX_SWAPFILES is 32 minus at most 9 of those in any configuration. */
@@ -84,6 +88,7 @@ struct snap {
 	bool pfn_visible;     /* PFNs in pagemap and /proc/kpage* readable */
 	bool scan_supported;  /* PAGEMAP_SCAN works; cleared on the first ENOTTY/EINVAL */
 	bool partial;
+	uint64_t denied, first_denied; /* processes skipped for EACCES (whole-system mode) */
 	uint64_t next_mm_id;
 	struct kpage_files kp;
 	struct kpage_scratch kscratch;
@@ -96,10 +101,10 @@ struct snap {
 	size_t vmas_cap;
 	struct thread_info *threads;
 	size_t threads_cap;
-	struct va_range *huge;
-	size_t nhuge, huge_cap;
+	struct va_range *huge, *populated;
+	size_t nhuge, huge_cap, npopulated, populated_cap;
 	/* one batch */
-	uint64_t *pm, *pfn, *count, *flags;
+	uint64_t *pm, *pfn, *count_pfn, *count, *flags;
 	uint8_t *shift;
 };
 
@@ -108,7 +113,7 @@ struct proc_ctx {
 	uint64_t pid;
 	uint64_t mm_id;
 	int pagemap_fd;
-	bool gone; /* its mm went away mid-snapshot: the rest is written as unknown */
+	const char *failed; /* pagemap failed (the reason of the u records for the rest), or NULL */
 };
 
 /* ---- messages ------------------------------------------------------------------------------ */
@@ -151,8 +156,9 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		{ NULL, 0, NULL, 0 },
 	};
 	optind = 1;
+	opterr = 0; /* our own messages, with the command's name */
 	int c;
-	while ((c = getopt_long(argc, argv, "p:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -172,7 +178,13 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		case 'o': opt->out_path = optarg; break;
 		case 'n': opt->no_pages = true; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case ':':
+			fprintf(stderr, "pagesleuth snap: %s needs an argument\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "pagesleuth snap: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind < argc) {
@@ -429,7 +441,7 @@ static unsigned log2_u64(uint64_t v)
 
 /* Leaf shift of a huge-mapped page in VMA: hugetlb VMAs have their own page size (smaps
  * KernelPageSize, read once per process and only when needed); THP is PMD-mapped. */
-static unsigned huge_leaf_shift(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma)
+static const char *smaps_of(struct snap *s, struct proc_ctx *p)
 {
 	if (!s->smaps_loaded) {
 		char path[64];
@@ -441,8 +453,13 @@ static unsigned huge_leaf_shift(struct snap *s, struct proc_ctx *p, const struct
 		}
 		s->smaps_loaded = true;
 	}
-	uint64_t kernel_page = s->smaps_text.data ? proc_smaps_kernel_page_size(s->smaps_text.data, vma->start) : 0;
-	return kernel_page > s->page_size ? log2_u64(kernel_page) : s->pmd_shift;
+	return s->smaps_text.data ? s->smaps_text.data : "";
+}
+
+static unsigned huge_leaf_shift(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma)
+{
+	uint64_t kb = proc_smaps_field_kb(smaps_of(s, p), vma->start, "KernelPageSize");
+	return kb != UINT64_MAX && kb * 1024 > s->page_size ? log2_u64(kb * 1024) : s->pmd_shift;
 }
 
 /* Without PAGEMAP_SCAN: does the PMD-aligned block at index `first` map one PMD-aligned THP
@@ -534,7 +551,23 @@ static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma 
 		for (size_t i = 0; i < n; i++)
 			s->pfn[i] = (s->pm[i] & PM_PRESENT) && (s->pm[i] & PM_PFN_MASK)
 					    ? s->pm[i] & PM_PFN_MASK : PS_UNKNOWN;
-		int err = kpage_lookup(&s->kp, &s->kscratch, s->pfn, n, s->count, s->flags);
+		int err = kpage_lookup(s->kp.flags_fd, &s->kscratch, s->pfn, n, s->flags);
+		if (!err) {
+			/* An order-0 page that pagemap calls exclusively mapped has mapcount 1 by
+			 * definition (under CONFIG_PAGE_MAPCOUNT and NO_PAGE_MAPCOUNT alike): skip
+			 * its kpagecount read. That halves the reads for private memory. */
+			const uint64_t compound = PS_PF(PS_PF_COMPOUND_HEAD) | PS_PF(PS_PF_COMPOUND_TAIL);
+			for (size_t i = 0; i < n; i++) {
+				s->count_pfn[i] = s->pfn[i];
+				if (s->pfn[i] != PS_UNKNOWN && (s->pm[i] & PM_MMAP_EXCLUSIVE) &&
+				    s->flags[i] != PS_UNKNOWN && !(s->flags[i] & compound))
+					s->count_pfn[i] = PS_UNKNOWN;
+			}
+			err = kpage_lookup(s->kp.count_fd, &s->kscratch, s->count_pfn, n, s->count);
+			for (size_t i = 0; i < n; i++)
+				if (s->count_pfn[i] != s->pfn[i])
+					s->count[i] = 1;
+		}
 		if (err) {
 			problem(s, p->mm_id, va, "pid %llu: /proc/kpagecount or /proc/kpageflags: %s",
 				(unsigned long long)p->pid, strerror(err));
@@ -584,38 +617,85 @@ static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma 
 	}
 }
 
+/* The runs of [start, end) inside VMA, read BATCH_PAGES entries at a time. */
+static void write_range(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma,
+			struct vma_runs *r, uint64_t start, uint64_t end)
+{
+	uint64_t span = (uint64_t)BATCH_PAGES * s->page_size;
+	for (uint64_t va = start; va < end;) {
+		uint64_t chunk_end = (va & ~(span - 1)) + span; /* aligned, so no PMD straddles */
+		if (chunk_end > end || chunk_end < va)
+			chunk_end = end;
+		size_t n = (size_t)((chunk_end - va) / s->page_size);
+		ssize_t got = p->failed ? 0 : pagemap_read(p->pagemap_fd, va / s->page_size, n, s->pm);
+		if (got < 0) {
+			problem(s, p->mm_id, va, "pid %llu: /proc/%llu/pagemap: %s", (unsigned long long)p->pid,
+				(unsigned long long)p->pid, strerror((int)-got));
+			p->failed = "pgtable-unreadable";
+			got = 0;
+		}
+		if (got > 0)
+			write_batch(s, p, vma, r, va, (size_t)got);
+		if ((size_t)got < n) {
+			uint64_t at = va + (uint64_t)got * s->page_size;
+			if (!p->failed) {
+				problem(s, p->mm_id, at, "pid %llu: /proc/%llu/pagemap: process exited during the snapshot",
+					(unsigned long long)p->pid, (unsigned long long)p->pid);
+				p->failed = "pid-gone";
+			}
+			add_unknown(s, r, at, (end - at) / s->page_size, p->failed);
+			return;
+		}
+		va = chunk_end;
+	}
+}
+
+/* Where in VMA to read pagemap: the populated ranges when the VMA is big enough for holes to
+ * matter (a sanitizer's terabytes of shadow would otherwise mean gigabytes of empty pagemap
+ * entries), else all of it. Sets s->populated / s->npopulated. */
+static void populated_ranges(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma)
+{
+	s->npopulated = 0;
+	uint64_t npages = (vma->end - vma->start) / s->page_size;
+	if (npages >= SPARSE_SCAN_MIN_PAGES && !p->failed) {
+		if (s->scan_supported) {
+			int err = pagemap_populated_ranges(p->pagemap_fd, vma->start, vma->end, &s->populated,
+							   &s->npopulated, &s->populated_cap);
+			if (!err)
+				return;
+			if (err == ENOTTY || err == EINVAL)
+				s->scan_supported = false;
+		}
+		if (!s->scan_supported) {
+			/* Older kernels: smaps (one walk that skips holes) says whether anything
+			 * is there at all. */
+			const char *smaps = smaps_of(s, p);
+			uint64_t rss = proc_smaps_field_kb(smaps, vma->start, "Rss");
+			uint64_t swap = proc_smaps_field_kb(smaps, vma->start, "Swap");
+			if (rss == 0 && swap == 0)
+				return;
+		}
+	}
+	if (s->populated_cap == 0) {
+		s->populated = malloc(16 * sizeof *s->populated);
+		if (!s->populated)
+			return;
+		s->populated_cap = 16;
+	}
+	s->populated[0] = (struct va_range){ vma->start, vma->end };
+	s->npopulated = 1;
+}
+
 /* Page runs and the summary of one VMA. */
 static void write_vma_pages(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma)
 {
 	struct vma_runs r = { .sum = { .mm = p->mm_id, .start = vma->start } };
 	/* [vsyscall] lies above the task size, where pagemap has no entries and the process no
 	 * page table of its own: nothing to record. */
-	bool no_entries = strcmp(vma->path, "[vsyscall]") == 0;
-	uint64_t span = (uint64_t)BATCH_PAGES * s->page_size;
-	for (uint64_t va = vma->start; va < vma->end && !no_entries;) {
-		uint64_t chunk_end = (va & ~(span - 1)) + span; /* aligned, so no PMD straddles */
-		if (chunk_end > vma->end || chunk_end < va)
-			chunk_end = vma->end;
-		size_t n = (size_t)((chunk_end - va) / s->page_size);
-		ssize_t got = p->gone ? 0 : pagemap_read(p->pagemap_fd, va / s->page_size, n, s->pm);
-		if (got < 0) {
-			problem(s, p->mm_id, va, "pid %llu: /proc/%llu/pagemap: %s",
-				(unsigned long long)p->pid, (unsigned long long)p->pid, strerror((int)-got));
-			add_unknown(s, &r, va, (vma->end - va) / s->page_size, "pgtable-unreadable");
-			break;
-		}
-		if (got > 0)
-			write_batch(s, p, vma, &r, va, (size_t)got);
-		if ((size_t)got < n) {
-			uint64_t at = va + (uint64_t)got * s->page_size;
-			if (!p->gone)
-				problem(s, p->mm_id, at, "pid %llu: /proc/%llu/pagemap: process exited during the snapshot",
-					(unsigned long long)p->pid, (unsigned long long)p->pid);
-			p->gone = true;
-			add_unknown(s, &r, at, (vma->end - at) / s->page_size, "pid-gone");
-			break;
-		}
-		va = chunk_end;
+	if (strcmp(vma->path, "[vsyscall]") != 0) {
+		populated_ranges(s, p, vma);
+		for (size_t i = 0; i < s->npopulated; i++)
+			write_range(s, p, vma, &r, s->populated[i].start, s->populated[i].end);
 	}
 	flush_map(s, &r);
 	flush_swap(s, &r);
@@ -641,6 +721,18 @@ static void early_failure(struct snap *s, uint64_t pid, bool explicit, const cha
 {
 	if (!explicit && (err == ENOENT || err == ESRCH))
 		return;
+	if (!explicit && err == EACCES) {
+		/* Other users' processes, when not root: one warn record each, one summary
+		 * message at the end rather than a line per process. */
+		char reason[128];
+		snprintf(reason, sizeof reason, "pid %llu: /proc/%llu/%s: %s", (unsigned long long)pid,
+			 (unsigned long long)pid, file, strerror(err));
+		ps_write_warn(s->w, &(struct ps_warn){ .mm = PS_UNKNOWN, .at = PS_UNKNOWN, .reason = reason });
+		s->partial = true;
+		if (s->denied++ == 0)
+			s->first_denied = pid;
+		return;
+	}
 	problem(s, PS_UNKNOWN, PS_UNKNOWN, "pid %llu: /proc/%llu/%s: %s%s", (unsigned long long)pid,
 		(unsigned long long)pid, file, strerror(err),
 		err == ENOENT || err == ESRCH ? " (no such process)" : "");
@@ -795,8 +887,8 @@ static void snap_free(struct snap *s)
 	kpage_close(&s->kp);
 	kpage_scratch_free(&s->kscratch);
 	proc_buf_free(&s->buf), proc_buf_free(&s->maps_text), proc_buf_free(&s->smaps_text);
-	free(s->maps), free(s->vmas), free(s->threads), free(s->huge);
-	free(s->pm), free(s->pfn), free(s->count), free(s->flags), free(s->shift);
+	free(s->maps), free(s->vmas), free(s->threads), free(s->huge), free(s->populated);
+	free(s->pm), free(s->pfn), free(s->count_pfn), free(s->count), free(s->flags), free(s->shift);
 }
 
 int ps_cmd_snap(int argc, char **argv)
@@ -816,13 +908,14 @@ int ps_cmd_snap(int argc, char **argv)
 	s.ticks_per_sec = tck > 0 ? (uint64_t)tck : 100;
 	s.pm = malloc(BATCH_PAGES * sizeof *s.pm);
 	s.pfn = malloc(BATCH_PAGES * sizeof *s.pfn);
+	s.count_pfn = malloc(BATCH_PAGES * sizeof *s.count_pfn);
 	s.count = malloc(BATCH_PAGES * sizeof *s.count);
 	s.flags = malloc(BATCH_PAGES * sizeof *s.flags);
 	s.shift = malloc(BATCH_PAGES);
 	uint64_t *all_pids = NULL;
 	size_t npids = 0;
 	rc = 2;
-	if (!s.pm || !s.pfn || !s.count || !s.flags || !s.shift) {
+	if (!s.pm || !s.pfn || !s.count_pfn || !s.count || !s.flags || !s.shift) {
 		fprintf(stderr, "pagesleuth snap: out of memory\n");
 		goto out;
 	}
@@ -862,6 +955,12 @@ int ps_cmd_snap(int argc, char **argv)
 		for (size_t i = 0; i < npids; i++)
 			snap_process(&s, all_pids[i], false);
 	}
+	if (s.denied == 1)
+		fprintf(stderr, "pagesleuth snap: pid %llu: /proc/%llu: %s: skipped\n",
+			(unsigned long long)s.first_denied, (unsigned long long)s.first_denied, strerror(EACCES));
+	else if (s.denied)
+		fprintf(stderr, "pagesleuth snap: %llu processes not readable (%s; pid %llu first): skipped, see the warn records\n",
+			(unsigned long long)s.denied, strerror(EACCES), (unsigned long long)s.first_denied);
 	ps_write_end(s.w, !s.partial);
 	if (ps_writer_close(s.w, false, &err) != 0) {
 		fprintf(stderr, "pagesleuth snap: %s\n", err ? err : "write failed");

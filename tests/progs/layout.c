@@ -17,6 +17,7 @@
  *   thp     a 2 MiB-aligned region with MADV_HUGEPAGE, fully written: a PMD-mapped THP when
  *           THP is available (shared with the child, mapcount 2).
  *
+ * Each region is a VMA of its own (see map_or_die).
  * Output line: "ready parent=P child=C anon=ADDR zero=ADDR shared=ADDR file=ADDR thp=ADDR".
  */
 #ifndef _GNU_SOURCE
@@ -45,10 +46,13 @@ static void die(const char *what)
 	exit(2);
 }
 
+/* Each region is followed by a PROT_NONE guard page, so the kernel cannot merge it with a
+ * neighbouring mapping of the same kind: every region is a VMA of its own. */
 static void *map_or_die(size_t len, int prot, int flags, int fd, const char *what)
 {
-	void *p = mmap(NULL, len, prot, flags, fd, 0);
-	if (p == MAP_FAILED)
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, len + page, prot, flags, fd, 0);
+	if (p == MAP_FAILED || mprotect(p + len, page, PROT_NONE) != 0)
 		die(what);
 	return p;
 }

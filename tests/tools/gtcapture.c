@@ -31,9 +31,11 @@ static int fail(const char *what, const char *path)
 	return 1;
 }
 
+/* 0 = read, 1 = end of file (pagemap ends at the task size), -1 = error. */
 static int read_u64(int fd, uint64_t index, uint64_t *out)
 {
-	return pread(fd, out, 8, (off_t)(index * 8)) == 8 ? 0 : -1;
+	ssize_t got = pread(fd, out, 8, (off_t)(index * 8));
+	return got == 8 ? 0 : got == 0 ? 1 : -1;
 }
 
 int main(int argc, char **argv)
@@ -85,11 +87,14 @@ int main(int argc, char **argv)
 		for (uint64_t va = start; va < end; va += page) {
 			uint64_t pm, count, flags;
 			/* pagemap ends at the task size: [vsyscall] above it has no entries. */
-			if (read_u64(pagemap, va / page, &pm) < 0)
+			int rc = read_u64(pagemap, va / page, &pm);
+			if (rc > 0)
 				break;
+			if (rc < 0)
+				return fail("cannot read", "pagemap");
 			if (pm & PM_PRESENT) {
 				uint64_t pfn = pm & PM_PFN_MASK;
-				if (read_u64(kcount, pfn, &count) < 0 || read_u64(kflags, pfn, &flags) < 0)
+				if (read_u64(kcount, pfn, &count) != 0 || read_u64(kflags, pfn, &flags) != 0)
 					return fail("cannot read", "/proc/kpagecount or /proc/kpageflags");
 				fprintf(out, "%" PRIx64 " %" PRIx64 " %" PRIu64 " %" PRIx64 " %" PRIx64 "\n",
 					va, pfn, count, flags, pm);
