@@ -245,7 +245,7 @@ static void build_population(struct world *w)
 			snprintf(w->objs[o].path, sizeof w->objs[o].path,
 				 "/usr/lib/x86_64-linux-gnu/libbench%u.so.%u", l, l % 7);
 		/* Size weights: core libraries are large-ish, the rest lognormal (8 pages .. MBs). */
-		double wgt = l == 1 ? 450 : l == 7 ? 600 : l < NCORE ? 40 + rbelow(&r, 60)
+		double wgt = l == 1 ? 700 : l == 7 ? 900 : l < NCORE ? 100 + rbelow(&r, 200)
 								       : rlognormal(&r, log(120), 1.3);
 		w->objs[o].weight = wgt < 4 ? 4 : wgt > 12000 ? 12000 : wgt;
 		w->objs[o].data_pages = (uint32_t)rrange(&r, 1, 12);
@@ -265,7 +265,7 @@ static void build_population(struct world *w)
 	free(zipf);
 	double *libpop = xmalloc0(w->nlibs * sizeof *libpop);
 	for (uint32_t l = NCORE; l < w->nlibs; l++)
-		libpop[l] = 1.0 / pow(l - NCORE + 2, 0.8);
+		libpop[l] = 1.0 / pow(l - NCORE + 2, 1.5);
 	for (uint32_t j = 0; j < w->nprogs; j++) {
 		struct program *pg = &w->progs[j];
 		if (j < N_PROG_NAMES)
@@ -278,8 +278,8 @@ static void build_population(struct world *w)
 		pg->exe = add_object(w, &cap, OBJ_EXE);
 		struct object *e = &w->objs[pg->exe];
 		snprintf(e->path, sizeof e->path, "/usr/bin/%s", pg->name);
-		double ew = rlognormal(&r, log(300), 1.2);
-		e->weight = ew < 16 ? 16 : ew > 20000 ? 20000 : ew;
+		double ew = rlognormal(&r, log(100), 1.0);
+		e->weight = ew < 16 ? 16 : ew > 5000 ? 5000 : ew;
 		e->data_pages = (uint32_t)rrange(&r, 2, 64);
 		e->bss_pages = (uint32_t)rrange(&r, 1, 64);
 		/* Libraries: the core set plus 12-32 by popularity, without repetition. */
@@ -312,7 +312,7 @@ static void build_population(struct world *w)
 			pg->shm = (int)add_object(w, &cap, OBJ_SHM);
 			struct object *s = &w->objs[pg->shm];
 			snprintf(s->path, sizeof s->path, "/dev/shm/%s.%u", pg->name, j);
-			s->weight = rlognormal(&r, log(3000), 0.8);
+			s->weight = rlognormal(&r, log(1500), 0.8);
 		}
 	}
 	free(libpop);
@@ -848,6 +848,8 @@ static void emit_process(struct gen *g, uint32_t pidx)
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
+static uint64_t g_range_lo, g_range_hi;
+
 static uint64_t parse_count(const char *s)
 {
 	char *end;
@@ -928,6 +930,7 @@ int main(int argc, char **argv)
 	uint64_t private_records = g.st.m_records - g.st.shared_maps;
 	uint64_t want = w.records_target > private_records ? w.records_target - private_records : 0;
 	uint64_t lo_n = shared_records(&w, 0), hi_n = shared_records(&w, 1e9);
+	g_range_lo = private_records + lo_n, g_range_hi = private_records + hi_n;
 	if (want < lo_n || want > hi_n)
 		fprintf(stderr, "gen_records: warning: %llu mapping records not reachable with these "
 				"processes and distinct PFNs (range %llu..%llu); using the nearest\n",
@@ -987,7 +990,7 @@ int main(int argc, char **argv)
 	if (!quiet)
 		printf("file=%s procs=%u tasks=%llu vmas=%llu m_records=%llu m_pages=%llu "
 		       "w_records=%llu distinct_pfns=%llu shared_pfns=%llu private_pfns=%llu "
-		       "pages_per_record=%.2f maps_per_pfn=%.2f bytes=%lld\n",
+		       "pages_per_record=%.2f maps_per_pfn=%.2f bytes=%lld reachable_m_records=%llu..%llu\n",
 		       out, w.nprocs, (unsigned long long)g.st.tasks, (unsigned long long)g.st.vmas,
 		       (unsigned long long)g.st.m_records, (unsigned long long)g.st.m_pages,
 		       (unsigned long long)g.st.w_records,
@@ -995,6 +998,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)shared_pfns, (unsigned long long)g.st.private_pfns,
 		       (double)g.st.m_pages / (double)g.st.m_records,
 		       (double)g.st.m_pages / (double)(shared_pfns + g.st.private_pfns),
-		       (long long)sb.st_size);
+		       (long long)sb.st_size, (unsigned long long)g_range_lo,
+		       (unsigned long long)g_range_hi);
 	return 0;
 }
