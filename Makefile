@@ -61,6 +61,9 @@ check: test
 fixtures:
 	$(MAKE) -C tests/fixtures
 
+fuzz:
+	./fuzz/run.sh $(or $(SECONDS),300)
+
 bench: all
 	./bench/run.sh
 

@@ -82,6 +82,14 @@ static void read_records(struct ps_reader *r, struct ps_writer *w, struct stats 
 	uint32_t page_size = ps_reader_header(r)->page_size;
 	memset(&sum, 0, sizeof sum);
 	while ((st->rc = ps_read(r, &rec)) > 0) {
+		if (rec.type == PS_REC_TRACE) {
+			const struct ps_kv *kv = &rec.u.trace;
+			bool ok = kv->n <= 64;
+			for (size_t i = 0; ok && i < kv->n; i++)
+				ok = valid_key(kv->kv[i].key);
+			if (!ok) /* the writer refuses such keys: leave it out of both sides */
+				continue;
+		}
 		if (rec.type != PS_REC_MAP) {
 			st->n_other++;
 			h_u64(st, rec.type);
@@ -195,13 +203,6 @@ static void read_records(struct ps_reader *r, struct ps_writer *w, struct stats 
 			break;
 		case PS_REC_TRACE: {
 			const struct ps_kv *kv = &rec.u.trace;
-			bool ok = kv->n <= 64;
-			for (size_t i = 0; ok && i < kv->n; i++)
-				ok = valid_key(kv->kv[i].key);
-			if (!ok) { /* the writer refuses such keys: leave it out of both sides */
-				st->n_other--;
-				break;
-			}
 			h_str(st, kv->tag), h_u64(st, kv->n);
 			for (size_t i = 0; i < kv->n; i++)
 				h_str(st, kv->kv[i].key), h_str(st, kv->kv[i].value);

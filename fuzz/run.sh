@@ -22,4 +22,4 @@ mkdir -p "$B/fuzz/artifacts"
 # -timeout: a single input taking 10 s is a hang. -rss_limit_mb bounds memory.
 "$B/fuzz/fuzz_records" "$work" \
 	-max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-	-artifact_prefix="$B/fuzz/artifacts/" -print_final_stats=1 "$@"
+	-dict=fuzz/records.dict -artifact_prefix="$B/fuzz/artifacts/" -print_final_stats=1 "$@"

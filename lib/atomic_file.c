@@ -66,7 +66,10 @@ int atomic_open(struct atomic_file *af, const char *path, char **err)
 int atomic_close(struct atomic_file *af, bool commit, char **err)
 {
 	int rc = 0;
-	if (commit && (fflush(af->fp) != 0 || ferror(af->fp) || fsync(fileno(af->fp)) != 0)) {
+	/* No fsync: rename alone makes the file appear whole or not at all to every reader,
+	 * which is the promise; surviving power loss is not worth seconds on every snapshot
+	 * of an output that can be made again. */
+	if (commit && (fflush(af->fp) != 0 || ferror(af->fp))) {
 		set_err(err, af->path, "write failed", errno ? errno : EIO);
 		commit = false;
 		rc = -1;

@@ -13,7 +13,7 @@ struct atomic_file {
 
 /* Returns 0, or -1 with *err set (malloc'd "PATH: cannot create: reason"). */
 int atomic_open(struct atomic_file *af, const char *path, char **err);
-/* Flush, fsync and rename into place (commit) or remove the temporary file (!commit).
+/* Flush and rename into place (commit) or remove the temporary file (!commit).
  * Returns 0, or -1 with *err set if committing failed (the target is then untouched). */
 int atomic_close(struct atomic_file *af, bool commit, char **err);
 

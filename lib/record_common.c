@@ -79,6 +79,13 @@ bool ps_map_zero_page(const struct ps_map *m)
 	return m->pflags != PS_UNKNOWN && (m->pflags & PS_PF(PS_PF_ZERO_PAGE));
 }
 
+uint64_t ps_map_pfn_at(const struct ps_map *m, uint64_t i)
+{
+	if (m->pfn == PS_UNKNOWN)
+		return PS_UNKNOWN;
+	return ps_map_zero_page(m) ? m->pfn : m->pfn + i;
+}
+
 void ps_sum_add_map(struct ps_vma_sum *s, const struct ps_map *m, uint32_t page_size)
 {
 	uint64_t n = m->npages;

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define RBUF_SIZE (1u << 20)
+#define RBUF_SIZE (1u << 20)  /* read buffer for large inputs */
+#define RBUF_FIRST (1u << 17) /* to start with: small files need no more (>= 2 lines) */
 #define MAX_MM_ID (1u << 24)
 #define MAX_UNKNOWN_TAGS 32
 
@@ -28,6 +29,7 @@ struct ps_reader {
 	bool own_fd;
 	char *name;
 	char *buf;
+	size_t cap; /* buf holds cap + 1 bytes */
 	size_t start, end;
 	bool eof;
 	uint64_t line;
@@ -153,12 +155,18 @@ static int next_line(struct ps_reader *r, char **line, size_t *len)
 			r->line++;
 			return rfail(r, "truncated line (no newline at end of file)");
 		}
+		if (r->end == r->cap && r->cap < RBUF_SIZE) {
+			/* The last read filled the buffer: a large input, read it in larger blocks. */
+			char *nb = realloc(r->buf, RBUF_SIZE + 1);
+			if (nb)
+				r->buf = nb, r->cap = RBUF_SIZE;
+		}
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
 		r->start = 0;
 		ssize_t n;
 		do
-			n = read(r->fd, r->buf + r->end, RBUF_SIZE - r->end);
+			n = read(r->fd, r->buf + r->end, r->cap - r->end);
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
 			return rfail(r, "read error: %s", strerror(errno));
@@ -210,7 +218,9 @@ static bool parse_hex(struct cursor *c, uint64_t *out, bool allow_unknown)
 	int n = 0;
 	for (int d; (d = HEXV(*p)) >= 0; p++, n++)
 		v = v << 4 | (uint64_t)d;
-	if (n == 0 || n > 16 || !at_field_end(p))
+	/* All ones is PS_UNKNOWN in memory: a value that says so literally would be silently
+	 * read as unknown, so it is malformed ("-" is how unknown is written). */
+	if (n == 0 || n > 16 || !at_field_end(p) || v == PS_UNKNOWN)
 		return false;
 	*out = v;
 	c->p = p;
@@ -458,7 +468,8 @@ static struct ps_reader *reader_new(const char *name)
 	if (!r)
 		return NULL;
 	r->name = strdup(name);
-	r->buf = malloc(RBUF_SIZE + 1);
+	r->cap = RBUF_FIRST;
+	r->buf = malloc(r->cap + 1);
 	r->cur_mm = PS_UNKNOWN;
 	if (!r->name || !r->buf) {
 		free(r->name), free(r->buf), free(r);
@@ -546,33 +557,136 @@ static int check_run(struct ps_reader *r, const char *tag, uint64_t mm, uint64_t
 	return 0;
 }
 
-static int read_map(struct ps_reader *r, char *line, struct ps_map *m, bool excluded)
+/* ---- fast path for well-formed m records --------------------------------------------------
+ *
+ * The common m record (lowercase hex, no trailing fields, decimals too short to overflow) in
+ * one pass. It accepts a subset of what the cursor parser in read_map accepts and yields the
+ * same values; anything else, every error included, goes to that parser, so the checks and
+ * messages live in one place. */
+
+/* The leading lowercase hex digits of the 8 bytes at p: how many (0-8), their value in *val. */
+static inline unsigned hex8(const char *p, uint64_t *val)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), high = ones * 0x80;
+	uint64_t x;
+	memcpy(&x, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	uint64_t x7 = x & ~high; /* bytes below 0x80: the additions below never carry */
+	uint64_t digit = (x7 + ones * (0x80 - '0')) & ~(x7 + ones * (0x80 - '9' - 1));
+	uint64_t lower = (x7 + ones * (0x80 - 'a')) & ~(x7 + ones * (0x80 - 'f' - 1));
+	uint64_t nonhex = ~((digit | lower) & ~x) & high;
+	unsigned n = nonhex ? (unsigned)__builtin_ctzll(nonhex) >> 3 : 8;
+	if (n == 0) {
+		*val = 0;
+		return 0;
+	}
+	uint64_t d = (x & ones * 0x0f) + (x >> 6 & ones) * 9; /* digit values: 'a' = 0x61 -> 10 */
+	d <<= 8 * (8 - n);        /* drop the bytes after the digits */
+	d = __builtin_bswap64(d); /* first digit in the top byte */
+	d = (d | d >> 4) & UINT64_C(0x00ff00ff00ff00ff);
+	d = (d | d >> 8) & UINT64_C(0x0000ffff0000ffff);
+	*val = (d | d >> 16) & UINT64_C(0xffffffff);
+	return n;
+}
+
+/* Each returns the first byte after the field, or NULL if the fast path does not apply.
+ * end is the line's terminating NUL. */
+static inline const char *fast_hex(const char *p, const char *end, uint64_t *out)
+{
+	if (p[0] == '-' && (p[1] == ' ' || p[1] == '\0')) {
+		*out = PS_UNKNOWN;
+		return p + 1;
+	}
+	const char *s = p;
+	uint64_t v = 0, part;
+	unsigned n;
+	while (end + 1 - p >= 8 && (n = hex8(p, &part)) != 0) {
+		v = v << (4 * n) | part;
+		p += n;
+		if (n < 8)
+			break;
+	}
+	for (int d; (d = HEXV(*p)) >= 0; p++)
+		v = v << 4 | (uint64_t)d;
+	if (p == s || p - s > 16 || v == PS_UNKNOWN) /* all ones: see parse_hex */
+		return NULL;
+	*out = v;
+	return p;
+}
+
+static inline const char *fast_dec(const char *p, uint64_t *out)
+{
+	if (p[0] == '-' && (p[1] == ' ' || p[1] == '\0')) {
+		*out = PS_UNKNOWN;
+		return p + 1;
+	}
+	const char *s = p;
+	uint64_t v = 0;
+	for (unsigned d; (d = (unsigned)(unsigned char)*p - '0') <= 9; p++)
+		v = v * 10 + d;
+	if (p == s || p - s > 18) /* 18 digits cannot overflow; longer: the slow path decides */
+		return NULL;
+	*out = v;
+	return p;
+}
+
+/* Fields of an m record; false if the line is not the common case (nothing is decided). The
+ * caller rejects "-" where the format does not allow it (MM, VADDR, N, SHIFT). */
+static bool read_map_fast(const char *line, const char *end, struct ps_map *m, uint64_t *shift)
+{
+	const char *p = line + 1;
+	struct cursor c;
+	if (*p++ != ' ' || !(p = fast_dec(p, &m->mm)) ||
+	    *p++ != ' ' || !(p = fast_hex(p, end, &m->vaddr)) ||
+	    *p++ != ' ' || !(p = fast_hex(p, end, &m->pfn)) ||
+	    *p++ != ' ' || !(p = fast_dec(p, &m->npages)) ||
+	    *p++ != ' ' || !(p = fast_dec(p, &m->mapcount)) ||
+	    *p++ != ' ' || !(p = fast_dec(p, &m->refcount)) ||
+	    *p++ != ' ')
+		return false;
+	c.p = p;
+	if (!parse_pte(&c, &m->pte))
+		return false;
+	p = c.p;
+	if (*p++ != ' ' || !(p = fast_hex(p, end, &m->pflags)) ||
+	    *p++ != ' ' || !(p = fast_dec(p, shift)) || *p != '\0')
+		return false;
+	return m->mm != PS_UNKNOWN && m->vaddr != PS_UNKNOWN && m->npages != PS_UNKNOWN &&
+	       *shift != PS_UNKNOWN;
+}
+
+static int read_map(struct ps_reader *r, char *line, size_t len, struct ps_map *m, bool excluded)
 {
 	const char *tag = excluded ? "x" : "m";
-	struct cursor c = { line + 1, 0 };
 	m->excluded = excluded;
 	m->reason = NULL;
-	bool ok = cur_next(&c) && parse_dec(&c, &m->mm, false) &&
-		  cur_next(&c) && parse_hex(&c, &m->vaddr, false) &&
-		  cur_next(&c) && parse_hex(&c, &m->pfn, true) &&
-		  cur_next(&c) && parse_dec(&c, &m->npages, false) &&
-		  cur_next(&c) && parse_dec(&c, &m->mapcount, true) &&
-		  cur_next(&c) && parse_dec(&c, &m->refcount, true) &&
-		  cur_next(&c) && parse_pte(&c, &m->pte) &&
-		  cur_next(&c) && parse_hex(&c, &m->pflags, true);
 	uint64_t shift = 0;
-	ok = ok && cur_next(&c) && parse_dec(&c, &shift, false);
-	if (ok && excluded) {
-		char *reason = cur_next(&c) ? parse_word(&c) : NULL;
-		ok = reason != NULL;
-		m->reason = reason;
+	if (excluded || !read_map_fast(line, line + len, m, &shift)) {
+		struct cursor c = { line + 1, 0 };
+		bool ok = cur_next(&c) && parse_dec(&c, &m->mm, false) &&
+			  cur_next(&c) && parse_hex(&c, &m->vaddr, false) &&
+			  cur_next(&c) && parse_hex(&c, &m->pfn, true) &&
+			  cur_next(&c) && parse_dec(&c, &m->npages, false) &&
+			  cur_next(&c) && parse_dec(&c, &m->mapcount, true) &&
+			  cur_next(&c) && parse_dec(&c, &m->refcount, true) &&
+			  cur_next(&c) && parse_pte(&c, &m->pte) &&
+			  cur_next(&c) && parse_hex(&c, &m->pflags, true);
+		shift = 0;
+		ok = ok && cur_next(&c) && parse_dec(&c, &shift, false);
+		if (ok && excluded) {
+			char *reason = cur_next(&c) ? parse_word(&c) : NULL;
+			ok = reason != NULL;
+			m->reason = reason;
+		}
+		if (!ok) {
+			int f = c.field < 1 ? 1 : c.field > 10 ? 10 : c.field;
+			return rfail(r, "%s record: field %d (%s) missing or malformed", tag, f, map_field_names[f]);
+		}
+		if (*c.p && *c.p != ' ')
+			return rfail(r, "%s record: junk after the last field", tag);
 	}
-	if (!ok) {
-		int f = c.field < 1 ? 1 : c.field > 10 ? 10 : c.field;
-		return rfail(r, "%s record: field %d (%s) missing or malformed", tag, f, map_field_names[f]);
-	}
-	if (*c.p && *c.p != ' ')
-		return rfail(r, "%s record: junk after the last field", tag);
 	if (shift < r->hdr.page_shift || shift > 42)
 		return rfail(r, "%s record: SHIFT %llu out of range [%u, 42]", tag,
 			     (unsigned long long)shift, r->hdr.page_shift);
@@ -581,8 +695,10 @@ static int read_map(struct ps_reader *r, char *line, struct ps_map *m, bool excl
 		return rfail(r, "%s record: MAPCOUNT %llu out of range", tag, (unsigned long long)m->mapcount);
 	if (m->refcount != PS_UNKNOWN && m->refcount > UINT32_MAX)
 		return rfail(r, "%s record: REFCOUNT %llu out of range", tag, (unsigned long long)m->refcount);
-	/* Every frame of the run, PFN .. PFN+N-1, must fit in 52 bits. */
-	if (m->pfn != PS_UNKNOWN && (m->pfn >> 52 || m->npages > (UINT64_C(1) << 52) - m->pfn))
+	/* Every frame of the run, PFN .. PFN+N-1, must fit in 52 bits (a zero-page run has the
+	 * one frame). */
+	if (m->pfn != PS_UNKNOWN &&
+	    (m->pfn >> 52 || (!ps_map_zero_page(m) && m->npages > (UINT64_C(1) << 52) - m->pfn)))
 		return rfail(r, "%s record: PFN %llx out of range", tag, (unsigned long long)m->pfn);
 	if (check_run(r, tag, m->mm, m->vaddr, m->npages) < 0)
 		return -1;
@@ -881,7 +997,7 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			case 'm':
 			case 'x':
 				rec->type = PS_REC_MAP;
-				if (read_map(r, line, &rec->u.map, line[0] == 'x') < 0)
+				if (read_map(r, line, len, &rec->u.map, line[0] == 'x') < 0)
 					return -1;
 				return 1;
 			case 'w':

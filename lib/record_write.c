@@ -24,8 +24,11 @@ struct ps_writer {
 	char err[512];
 	bool failed;
 	uint32_t page_size;
-	bool have_run;
+	/* The pending run, merged with what continues it and written when something does not:
+	 * a page run (m/x) or a swap run (w), never both. */
+	bool have_run, have_swap_run;
 	struct ps_map run;
+	struct ps_swap swap_run;
 	const char *run_reason;
 	uint64_t tasks, mms, vmas, runs, pages;
 };
@@ -222,7 +225,7 @@ static int begin(struct ps_writer *w, const char *tag)
 {
 	if (w->failed)
 		return -1;
-	if (w->have_run && ps_write_flush_run(w) < 0)
+	if ((w->have_run || w->have_swap_run) && ps_write_flush_run(w) < 0)
 		return -1;
 	w->len = 0;
 	put_s(w, tag);
@@ -233,6 +236,11 @@ static int begin(struct ps_writer *w, const char *tag)
 
 int ps_write_header(struct ps_writer *w, const struct ps_header *h)
 {
+	/* What the reader would refuse is refused here, before a whole file is written. */
+	if (!w->failed && (h->page_size < 512 || h->page_size > (1u << 30) ||
+			   (h->page_size & (h->page_size - 1)) || !h->source || !*h->source))
+		return wfail(w, "%s: header needs source= and a power-of-two page_size (got %u)",
+			     w->path, h->page_size);
 	w->page_size = h->page_size;
 	if (begin(w, PS_MAGIC " ") < 0)
 		return -1;
@@ -311,6 +319,11 @@ int ps_write_mm(struct ps_writer *w, const struct ps_mm *mm)
 
 int ps_write_vma(struct ps_writer *w, const struct ps_vma *v)
 {
+	if (!w->failed && (!strchr("r-", v->perm[0]) || !strchr("w-", v->perm[1]) ||
+			   !strchr("x-", v->perm[2]) || !strchr("ps", v->perm[3]) || !v->perm[0] ||
+			   !v->perm[1] || !v->perm[2] || !v->perm[3] || v->start >= v->end))
+		return wfail(w, "%s: vma %llx-%llx: bad range or perm '%.4s'", w->path,
+			     (unsigned long long)v->start, (unsigned long long)v->end, v->perm);
 	if (begin(w, "vma") < 0)
 		return -1;
 	w->vmas++;
@@ -363,8 +376,14 @@ static int write_run(struct ps_writer *w, const struct ps_map *m)
 	return end_line(w);
 }
 
+static int write_swap_run(struct ps_writer *w, const struct ps_swap *s);
+
 int ps_write_flush_run(struct ps_writer *w)
 {
+	if (w->have_swap_run) {
+		w->have_swap_run = false;
+		return write_swap_run(w, &w->swap_run);
+	}
 	if (!w->have_run)
 		return w->failed ? -1 : 0;
 	w->have_run = false;
@@ -375,7 +394,9 @@ static bool continues(const struct ps_map *a, const struct ps_map *b, uint32_t p
 {
 	return a->mm == b->mm && a->excluded == b->excluded &&
 	       b->vaddr == a->vaddr + a->npages * page_size &&
-	       a->pfn != PS_UNKNOWN && b->pfn == a->pfn + a->npages &&
+	       /* Frames advance by one, except where none are known or all are the zero page. */
+	       (a->pfn == PS_UNKNOWN ? b->pfn == PS_UNKNOWN :
+		ps_map_zero_page(a) ? b->pfn == a->pfn : b->pfn == a->pfn + a->npages) &&
 	       a->mapcount == b->mapcount && a->refcount == b->refcount &&
 	       a->pte.set == b->pte.set && a->pte.known == b->pte.known &&
 	       a->pflags == b->pflags && a->shift == b->shift &&
@@ -401,10 +422,33 @@ int ps_write_map(struct ps_writer *w, const struct ps_map *m)
 	return 0;
 }
 
+/* Consecutive swap entries of one device and kind with consecutive offsets are one run. */
+static bool swap_continues(const struct ps_swap *a, const struct ps_swap *b, uint32_t page_size)
+{
+	return a->mm == b->mm && a->type == b->type && a->kind == b->kind &&
+	       b->vaddr == a->vaddr + a->npages * page_size &&
+	       (a->offset == PS_UNKNOWN ? b->offset == PS_UNKNOWN : b->offset == a->offset + a->npages);
+}
+
 int ps_write_swap(struct ps_writer *w, const struct ps_swap *s)
 {
-	if (begin(w, "w") < 0)
+	if (w->failed)
 		return -1;
+	if (w->have_swap_run && swap_continues(&w->swap_run, s, w->page_size)) {
+		w->swap_run.npages += s->npages;
+		return 0;
+	}
+	if (ps_write_flush_run(w) < 0)
+		return -1;
+	w->swap_run = *s;
+	w->have_swap_run = true;
+	return 0;
+}
+
+static int write_swap_run(struct ps_writer *w, const struct ps_swap *s)
+{
+	w->len = 0;
+	put_c(w, 'w');
 	w->runs++;
 	put_c(w, ' '), put_dec(w, s->mm);
 	put_c(w, ' '), put_hex(w, s->vaddr);

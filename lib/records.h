@@ -255,6 +255,8 @@ bool ps_map_dirty(const struct ps_map *m);
 bool ps_map_anon(const struct ps_map *m);
 /* A run of the shared zero page: every page of it maps the one PFN (see the format doc). */
 bool ps_map_zero_page(const struct ps_map *m);
+/* The frame of page i of a run: PFN+i, the one zero-page PFN, or PS_UNKNOWN if hidden. */
+uint64_t ps_map_pfn_at(const struct ps_map *m, uint64_t i);
 
 /* Classify the VMAs of one mm in place (kind and unit), as docs/record-format.md says.
  * vmas must be sorted by start. unit strings point into the vmas' own paths. */

@@ -363,69 +363,27 @@ static ssize_t read_threads(struct snap *s, uint64_t pid)
 
 /* ---- page runs ----------------------------------------------------------------------------- */
 
-/* Runs being built for one VMA; flushed in address order. */
+/* The summary of the VMA being written. Its page runs go straight to the writer, which
+ * merges consecutive pages into runs itself. */
 struct vma_runs {
 	struct ps_vma_sum sum;
-	struct ps_map map;
-	bool have_map;
-	struct ps_swap swap;
-	bool have_swap;
 };
-
-static void flush_map(struct snap *s, struct vma_runs *r)
-{
-	if (!r->have_map)
-		return;
-	ps_write_map(s->w, &r->map);
-	ps_sum_add_map(&r->sum, &r->map, s->page_size);
-	r->have_map = false;
-}
-
-static void flush_swap(struct snap *s, struct vma_runs *r)
-{
-	if (!r->have_swap)
-		return;
-	ps_write_swap(s->w, &r->swap);
-	ps_sum_add_swap(&r->sum, &r->swap);
-	r->have_swap = false;
-}
 
 static void add_map(struct snap *s, struct vma_runs *r, const struct ps_map *m)
 {
-	flush_swap(s, r);
-	const struct ps_map *p = &r->map;
-	if (r->have_map && p->vaddr + p->npages * s->page_size == m->vaddr &&
-	    (p->pfn == PS_UNKNOWN ? m->pfn == PS_UNKNOWN : m->pfn == p->pfn + p->npages) &&
-	    p->mapcount == m->mapcount && p->pte.set == m->pte.set &&
-	    p->pte.known == m->pte.known && p->pflags == m->pflags && p->shift == m->shift) {
-		r->map.npages++;
-		return;
-	}
-	flush_map(s, r);
-	r->map = *m;
-	r->have_map = true;
+	ps_write_map(s->w, m);
+	ps_sum_add_map(&r->sum, m, s->page_size);
 }
 
 static void add_swap(struct snap *s, struct vma_runs *r, const struct ps_swap *sw)
 {
-	flush_map(s, r);
-	const struct ps_swap *p = &r->swap;
-	if (r->have_swap && p->vaddr + p->npages * s->page_size == sw->vaddr &&
-	    p->type == sw->type && p->kind == sw->kind &&
-	    (p->offset == PS_UNKNOWN ? sw->offset == PS_UNKNOWN : sw->offset == p->offset + p->npages)) {
-		r->swap.npages++;
-		return;
-	}
-	flush_swap(s, r);
-	r->swap = *sw;
-	r->have_swap = true;
+	ps_write_swap(s->w, sw);
+	ps_sum_add_swap(&r->sum, sw);
 }
 
 static void add_unknown(struct snap *s, struct vma_runs *r, uint64_t vaddr, uint64_t npages,
 			const char *reason)
 {
-	flush_map(s, r);
-	flush_swap(s, r);
 	struct ps_unknown_range u = { .mm = r->sum.mm, .vaddr = vaddr, .npages = npages, .reason = reason };
 	ps_write_unknown(s->w, &u);
 	ps_sum_add_unknown(&r->sum, &u);
@@ -610,9 +568,6 @@ static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma 
 			struct ps_swap sw = { .mm = p->mm_id, .vaddr = vaddr, .npages = 1,
 					      .type = type, .offset = offset, .kind = kind };
 			add_swap(s, r, &sw);
-		} else {
-			flush_map(s, r);
-			flush_swap(s, r);
 		}
 	}
 }
@@ -697,9 +652,7 @@ static void write_vma_pages(struct snap *s, struct proc_ctx *p, const struct ps_
 		for (size_t i = 0; i < s->npopulated; i++)
 			write_range(s, p, vma, &r, s->populated[i].start, s->populated[i].end);
 	}
-	flush_map(s, &r);
-	flush_swap(s, &r);
-	ps_write_sum(s->w, &r.sum);
+	ps_write_sum(s->w, &r.sum); /* also ends the pending run */
 }
 
 /* ---- processes ----------------------------------------------------------------------------- */

@@ -263,7 +263,7 @@ static size_t read_records(const char *path, uint64_t pid, uint32_t *page_size, 
 			for (uint64_t i = 0; i < rec.u.map.npages; i++) {
 				const struct ps_map *m = &rec.u.map;
 				push(present, (struct page){ .va = m->vaddr + i * *page_size,
-					.pfn = m->pfn == PS_UNKNOWN ? PS_UNKNOWN : m->pfn + i,
+					.pfn = ps_map_pfn_at(m, i),
 					.count = m->mapcount, .flags = m->pflags, .shift = m->shift });
 				if (m->shift > base_shift && n)
 					(*vmas)[n - 1].huge_pages++;

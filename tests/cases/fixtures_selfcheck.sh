@@ -1,0 +1,69 @@
+#!/bin/bash
+# Self-check of the committed kernel-dump fixtures (tests/fixtures/data/*):
+# every fixture listed in tests/fixtures/README.md exists with a MANIFEST, its
+# ground truth parses, the dumps decompress to the recorded sha256, and for the
+# workload's tagged pages the dump's bytes at the ground-truth PFN carry the
+# page's tag (libkdumpfile where it can, plain ELF program headers otherwise;
+# -d 31 dumps must have filtered those pages out). Offline; runs from the repo root.
+set -euo pipefail
+fx=tests/fixtures
+say_fail() { echo "FAIL: $*"; exit 1; }
+[ -d "$fx/data" ] || say_fail "no $fx/data"
+command -v zstd >/dev/null || say_fail "zstd not installed (apt-get install zstd)"
+command -v gcc >/dev/null || say_fail "gcc not installed"
+
+cache=${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}/fixtures/unpacked
+mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache=${TMPDIR:-/tmp}/pagesleuth-fixtures-unpacked
+mkdir -p "$cache"
+
+# The checker: with libkdumpfile if its headers are installed.
+bin=$cache/dumpcheck
+kflags=() kdf=0
+if pkg-config --exists libkdumpfile 2>/dev/null; then
+    read -ra kflags <<<"-DHAVE_KDUMPFILE $(pkg-config --cflags --libs libkdumpfile)"
+    kdf=1
+fi
+gcc -std=c11 -Wall -Wextra -Werror -O2 -o "$bin.new" "$fx/src/dumpcheck.c" "${kflags[@]}" ||
+    say_fail "dumpcheck does not build"
+mv "$bin.new" "$bin"
+
+fixtures=0 checks=0 skipped=0
+for man in "$fx"/data/*/MANIFEST; do
+    [ -f "$man" ] || continue
+    d=$(dirname "$man") name=$(basename "$(dirname "$man")")
+    grep -q "data/$name/" "$fx/README.md" || say_fail "$name: not described in $fx/README.md"
+    gt=$d/groundtruth.txt
+    [ -s "$gt" ] || say_fail "$name: no groundtruth.txt"
+    rel=$(sed -n 's/^kernel_release //p' "$man")
+    grep -qx "release $rel" "$gt" || say_fail "$name: MANIFEST release $rel differs from ground truth"
+    ndump=0
+    while read -r _ kind file rest; do
+        readers=$(sed -n 's/.*readers=\([^ ]*\).*/\1/p' <<<"$rest")
+        expect=$(sed -n 's/.*expect=\([^ ]*\).*/\1/p' <<<"$rest")
+        sum=$(sed -n 's/.*raw_sha256=\([0-9a-f]*\).*/\1/p' <<<"$rest")
+        [ -f "$d/$file" ] || say_fail "$name: $file listed in MANIFEST but missing"
+        raw=$cache/$name/${file%.zst}
+        mkdir -p "$cache/$name"
+        # Decompress once; the stamp is the expected sha256 of the raw dump.
+        if [ "$(cat "$raw.ok" 2>/dev/null)" != "$sum" ] || [ ! -f "$raw" ]; then
+            rm -f "$raw" "$raw.ok"
+            zstd -q -d --long=27 -f "$d/$file" -o "$raw" || say_fail "$name: $file does not decompress"
+            [ "$(sha256sum "$raw" | cut -d' ' -f1)" = "$sum" ] || say_fail "$name: $file sha256 mismatch"
+            echo "$sum" > "$raw.ok"
+        fi
+        for r in ${readers//,/ }; do
+            if [ "$r" = kdumpfile ] && [ $kdf = 0 ]; then
+                skipped=$((skipped + 1)); continue
+            fi
+            out=$("$bin" "$gt" "$raw" "$r" "$expect") || say_fail "$name/$kind ($r): ${out#FAIL: }"
+            checks=$((checks + 1))
+        done
+        ndump=$((ndump + 1))
+    done < <(grep '^dump ' "$man")
+    [ $ndump -gt 0 ] || say_fail "$name: no dumps in MANIFEST"
+    fixtures=$((fixtures + 1))
+done
+[ $fixtures -gt 0 ] || say_fail "no fixtures under $fx/data"
+msg=""
+[ $skipped = 0 ] || msg=" ($skipped libkdumpfile checks skipped: libkdumpfile-dev not installed)"
+echo "fixtures_selfcheck: $fixtures fixtures, $checks dump checks passed$msg"
