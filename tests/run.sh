@@ -35,7 +35,7 @@ echo "== unit tests (normal and ASan+UBSan)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for t in build/tests/* build-asan/tests/*; do
 	[ -x "$t" ] || continue
-	name=${t#build}; name=unit${name#/tests}; [[ $t == build-asan/* ]] && name="$name (asan)"
+	name=unit/$(basename "$t"); [[ $t == build-asan/* ]] && name="$name (asan)"
 	log=$(mktemp)
 	start=$SECONDS
 	"$t" >"$log" 2>&1
