@@ -15,17 +15,6 @@
 
 #define MAP_LINE 64
 
-static const struct column map_cols[MAP_NCOLS] = {
-	[MAP_COL_GROUP] = { "group", "GROUP", CELL_STR, false },
-	[MAP_COL_VMA] = { "vma", "VMA", CELL_STR, false },
-	[MAP_COL_FLAGS] = { "flags", "FLAGS", CELL_STR, false },
-	[MAP_COL_KIND] = { "kind", "KIND", CELL_STR, false },
-	[MAP_COL_UNIT] = { "unit", "UNIT", CELL_STR, false },
-	[MAP_COL_OFFSET] = { "offset", "PAGE", CELL_U64, true },
-	[MAP_COL_MAP] = { "map", "MAP", CELL_STR, false },
-	[MAP_COL_SKIP] = { "skip", "SKIP", CELL_U64, false },
-};
-
 static void emit_row(struct table *t, const char *group, const char *vma, const char *flags,
 		     const struct vma_info *v, const char *unit, uint64_t offset, const char *map,
 		     uint64_t skip)
@@ -147,8 +136,7 @@ static const struct proc **sorted_procs(const struct model *m)
 
 void an_resmap(const struct model *m, struct report *r)
 {
-	struct table *t = table_new("resmap", "Resident maps per process (64 pages per line)",
-				    STYLE_MAP, MAP_NCOLS, map_cols);
+	struct table *t = table_new_map("resmap", "Resident maps per process (64 pages per line)");
 	if (maps_available(m, t)) {
 		const struct proc **ps = sorted_procs(m);
 		for (size_t i = 0; i < m->nprocs; i++) {
@@ -170,8 +158,7 @@ static int unit_name_cmp(const void *a, const void *b, void *ctx)
 
 void an_unitmap(const struct model *m, struct report *r)
 {
-	struct table *t = table_new("unitmap", "Resident maps per executable unit, across processes",
-				    STYLE_MAP, MAP_NCOLS, map_cols);
+	struct table *t = table_new_map("unitmap", "Resident maps per executable unit, across processes");
 	if (maps_available(m, t)) {
 		/* Executable units only: units that have a text or library mapping somewhere. */
 		bool *exec_unit = xcalloc(m->nunits ? m->nunits : 1, sizeof *exec_unit);

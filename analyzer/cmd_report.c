@@ -12,6 +12,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
+typedef int (*renderer)(const struct report *, FILE *);
+
+/* The renderer for -f NAME, or NULL (after a message naming cmd) if there is none. */
+static renderer parse_format(const char *cmd, const char *name)
+{
+	if (strcmp(name, "text") == 0)
+		return render_text;
+	if (strcmp(name, "csv") == 0)
+		return render_csv;
+	if (strcmp(name, "json") == 0)
+		return render_json;
+	fprintf(stderr, "pagesleuth %s: unknown format '%s' (text, csv, json)\n", cmd, name);
+	return NULL;
+}
+
 enum analysis_id { A_SUMMARY, A_RESMAP, A_UNITMAP, A_UNITS, A_MIXED, A_TOTAL, A_PAGES, A_PSS,
 		   A_THRASH, A_COUNT };
 
@@ -31,7 +46,6 @@ static const struct {
 	[A_THRASH] = { "thrash", true, "thrashing candidates across snapshots of one stream" },
 };
 
-enum out_format { F_TEXT, F_CSV, F_JSON };
 
 static void report_usage(FILE *out)
 {
@@ -98,7 +112,6 @@ static void run_analyses(const struct model *m, const bool on[A_COUNT], struct r
 		an_unitmap(m, r);
 }
 
-typedef int (*renderer)(const struct report *, FILE *);
 
 /* Render to PATH atomically, or to stdout when PATH is NULL. */
 static int write_rendered(const struct report *r, renderer render, const char *path)
@@ -187,7 +200,7 @@ int ps_cmd_report(int argc, char **argv)
 	bool on[A_COUNT];
 	for (int i = 0; i < A_COUNT; i++)
 		on[i] = analyses[i].by_default;
-	enum out_format fmt = F_TEXT;
+	renderer render = render_text;
 	const char *out_path = NULL, *html_path = NULL, *svg_dir = NULL;
 	struct model_options opt = { .snapshot = -1 };
 	int c;
@@ -199,16 +212,8 @@ int ps_cmd_report(int argc, char **argv)
 				return 2;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				fmt = F_TEXT;
-			else if (strcmp(optarg, "csv") == 0)
-				fmt = F_CSV;
-			else if (strcmp(optarg, "json") == 0)
-				fmt = F_JSON;
-			else {
-				fprintf(stderr, "pagesleuth report: unknown format '%s' (text, csv, json)\n", optarg);
+			if (!(render = parse_format("report", optarg)))
 				return 2;
-			}
 			break;
 		case 'o': out_path = optarg; break;
 		case 'H': html_path = optarg; break;
@@ -261,7 +266,6 @@ int ps_cmd_report(int argc, char **argv)
 	run_analyses(&m, on, &rep);
 	print_warnings(&rep);
 
-	renderer render = fmt == F_CSV ? render_csv : fmt == F_JSON ? render_json : render_text;
 	int rc = write_rendered(&rep, render, out_path) < 0 ? 2 : 0;
 	if (rc == 0 && want_html) {
 		/* The HTML report and SVGs always carry the charts and both map views. */
@@ -305,16 +309,8 @@ int ps_cmd_diff(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				render = render_text;
-			else if (strcmp(optarg, "csv") == 0)
-				render = render_csv;
-			else if (strcmp(optarg, "json") == 0)
-				render = render_json;
-			else {
-				fprintf(stderr, "pagesleuth diff: unknown format '%s'\n", optarg);
+			if (!(render = parse_format("diff", optarg)))
 				return 2;
-			}
 			break;
 		case 'o': out_path = optarg; break;
 		case 'h': diff_usage(stdout); return 0;

@@ -24,6 +24,21 @@ struct table *table_new(const char *id, const char *title, enum table_style styl
 	return t;
 }
 
+struct table *table_new_map(const char *id, const char *title)
+{
+	static const struct column cols[MAP_NCOLS] = {
+		[MAP_COL_GROUP] = { "group", "GROUP", CELL_STR, false },
+		[MAP_COL_VMA] = { "vma", "VMA", CELL_STR, false },
+		[MAP_COL_FLAGS] = { "flags", "FLAGS", CELL_STR, false },
+		[MAP_COL_KIND] = { "kind", "KIND", CELL_STR, false },
+		[MAP_COL_UNIT] = { "unit", "UNIT", CELL_STR, false },
+		[MAP_COL_OFFSET] = { "offset", "PAGE", CELL_U64, true },
+		[MAP_COL_MAP] = { "map", "MAP", CELL_STR, false },
+		[MAP_COL_SKIP] = { "skip", "SKIP", CELL_U64, false },
+	};
+	return table_new(id, title, STYLE_MAP, MAP_NCOLS, cols);
+}
+
 void table_free(struct table *t)
 {
 	if (!t)

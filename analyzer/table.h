@@ -50,6 +50,9 @@ enum map_col {
 	MAP_NCOLS
 };
 
+/* A new STYLE_MAP table with the columns above. */
+struct table *table_new_map(const char *id, const char *title);
+
 /* Charts: a bar per label-row, virtual and physical side by side, stacked by series. */
 struct chart_series {
 	const char *name;

@@ -206,14 +206,21 @@ static bool cur_next(struct cursor *c)
 	return true;
 }
 
+/* A field that is "-" alone: unknown. */
+static bool take_unknown(struct cursor *c, uint64_t *out)
+{
+	if (c->p[0] != '-' || !at_field_end(c->p + 1))
+		return false;
+	*out = PS_UNKNOWN;
+	c->p++;
+	return true;
+}
+
 static bool parse_hex(struct cursor *c, uint64_t *out, bool allow_unknown)
 {
-	const char *p = c->p;
-	if (allow_unknown && p[0] == '-' && at_field_end(p + 1)) {
-		*out = PS_UNKNOWN;
-		c->p = p + 1;
+	if (allow_unknown && take_unknown(c, out))
 		return true;
-	}
+	const char *p = c->p;
 	uint64_t v = 0;
 	int n = 0;
 	for (int d; (d = HEXV(*p)) >= 0; p++, n++)
@@ -229,12 +236,9 @@ static bool parse_hex(struct cursor *c, uint64_t *out, bool allow_unknown)
 
 static bool parse_dec(struct cursor *c, uint64_t *out, bool allow_unknown)
 {
-	const char *p = c->p;
-	if (allow_unknown && p[0] == '-' && at_field_end(p + 1)) {
-		*out = PS_UNKNOWN;
-		c->p = p + 1;
+	if (allow_unknown && take_unknown(c, out))
 		return true;
-	}
+	const char *p = c->p;
 	uint64_t v = 0;
 	int n = 0;
 	for (; *p >= '0' && *p <= '9'; p++, n++) {

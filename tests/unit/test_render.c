@@ -75,16 +75,6 @@ static struct table *grid_table(void)
  * collapsed row standing for 3 empty lines. */
 static struct table *map_table(void)
 {
-	static const struct column cols[MAP_NCOLS] = {
-		[MAP_COL_GROUP] = { "group", "GROUP", CELL_STR, false },
-		[MAP_COL_VMA] = { "vma", "VMA", CELL_STR, false },
-		[MAP_COL_FLAGS] = { "flags", "FLAGS", CELL_STR, false },
-		[MAP_COL_KIND] = { "kind", "KIND", CELL_STR, false },
-		[MAP_COL_UNIT] = { "unit", "UNIT", CELL_STR, false },
-		[MAP_COL_OFFSET] = { "offset", "PAGE", CELL_U64, true },
-		[MAP_COL_MAP] = { "map", "MAP", CELL_STR, false },
-		[MAP_COL_SKIP] = { "skip", "SKIP", CELL_U64, false },
-	};
 	static const struct {
 		const char *group, *vma, *flags, *kind, *unit;
 		uint64_t offset;
@@ -98,7 +88,7 @@ static struct table *map_table(void)
 		{ "pid 100 app", "7f0000000000-7f0000100000", "rw-p", "anon", "", 0x100, "..1", 0 },
 		{ "pid 200 db", "400000-401000", "X r-x", "text", "/bin/db", 0, "2", 0 },
 	};
-	struct table *t = table_new("resmap", "Resident map", STYLE_MAP, MAP_NCOLS, cols);
+	struct table *t = table_new_map("resmap", "Resident map");
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		size_t r = table_add_row(t);
 		table_set_str(t, r, MAP_COL_GROUP, rows[i].group);
