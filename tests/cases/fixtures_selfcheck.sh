@@ -5,7 +5,8 @@
 # dumps decompress to the recorded sha256; and for the workload's tagged pages
 # the dump's bytes at the ground-truth PFN carry the page's tag (libkdumpfile
 # where it can, plain ELF program headers otherwise; -d 31 dumps must have
-# filtered those pages out). Offline; runs from the repo root.
+# filtered those pages out); every fixture's committed BTF parses and describes the
+# structures the walker reads (check/btfcheck.c). Offline; runs from the repo root.
 set -euo pipefail
 fx=tests/fixtures
 say_fail() { echo "FAIL: $*"; exit 1; }
@@ -28,7 +29,13 @@ gcc -std=c11 -Wall -Wextra -O2 -o "$bin.new" "$fx/check/dumpcheck.c" "${kflags[@
     say_fail "dumpcheck does not build"
 mv "$bin.new" "$bin"
 
-fixtures=0 checks=0 skipped=0
+# The BTF checker, with libbpf.
+btfbin=$cache/btfcheck
+gcc -std=gnu11 -Wall -Wextra -O2 -o "$btfbin.new" "$fx/check/btfcheck.c" -lbpf ||
+    say_fail "btfcheck does not build (libbpf-dev installed?)"
+mv "$btfbin.new" "$btfbin"
+
+fixtures=0 checks=0 skipped=0 btfs=0
 for man in "$fx"/data/*/MANIFEST; do
     [ -f "$man" ] || continue
     d=$(dirname "$man") name=$(basename "$(dirname "$man")")
@@ -65,9 +72,14 @@ for man in "$fx"/data/*/MANIFEST; do
         ndump=$((ndump + 1))
     done < <(grep '^dump ' "$man")
     [ $ndump -gt 0 ] || say_fail "$name: no dumps in MANIFEST"
+    # Every fixture commits BTF: the readers must not need the -dbg package.
+    [ -f "$d/vmlinux.btf.zst" ] || say_fail "$name: no vmlinux.btf.zst"
+    zstd -q -d -f "$d/vmlinux.btf.zst" -o "$cache/$name/vmlinux.btf" || say_fail "$name: BTF does not decompress"
+    out=$("$btfbin" "$cache/$name/vmlinux.btf") || say_fail "$name: ${out#FAIL: }"
+    btfs=$((btfs + 1))
     fixtures=$((fixtures + 1))
 done
 [ $fixtures -gt 0 ] || say_fail "no fixtures under $fx/data"
 msg=""
 [ $skipped = 0 ] || msg=" ($skipped libkdumpfile checks skipped: libkdumpfile-dev not installed)"
-echo "fixtures_selfcheck: $fixtures fixtures, $checks dump checks passed$msg"
+echo "fixtures_selfcheck: $fixtures fixtures, $checks dump checks and $btfs BTF checks passed$msg"
