@@ -101,6 +101,8 @@ struct snap {
 	size_t vmas_cap;
 	struct thread_info *threads;
 	size_t threads_cap;
+	uint64_t *tids; /* the thread ids of the process being read */
+	size_t tids_cap;
 	struct va_range *huge, *populated;
 	size_t nhuge, huge_cap, npopulated, populated_cap;
 	/* one batch */
@@ -297,10 +299,40 @@ static uint64_t ticks_to_ns(const struct snap *s, uint64_t ticks)
 	return (uint64_t)((unsigned __int128)ticks * 1000000000u / s->ticks_per_sec);
 }
 
-static int tid_cmp(const void *a, const void *b)
+static int id_cmp(const void *a, const void *b)
 {
-	const struct thread_info *x = a, *y = b;
-	return x->task.pid < y->task.pid ? -1 : x->task.pid > y->task.pid;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The numeric entries of DIR (/proc: pids, /proc/PID/task: tids), ascending, into *out
+ * (grown as needed, *cap its capacity). Returns 0 or an errno value. */
+static int list_numeric_entries(const char *path, uint64_t **out, size_t *cap, size_t *n)
+{
+	DIR *dir = opendir(path);
+	if (!dir)
+		return errno;
+	*n = 0;
+	struct dirent *de;
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long long id = strtoull(de->d_name, &end, 10);
+		if (*end || !id)
+			continue;
+		if (*n == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 64;
+			uint64_t *grown = realloc(*out, ncap * sizeof *grown);
+			if (!grown) {
+				closedir(dir);
+				return ENOMEM;
+			}
+			*out = grown, *cap = ncap;
+		}
+		(*out)[(*n)++] = id;
+	}
+	closedir(dir);
+	qsort(*out, *n, sizeof **out, id_cmp);
+	return 0;
 }
 
 /* Read every thread of PID. Threads that exit meanwhile are left out (they are gone). Returns
@@ -309,16 +341,13 @@ static ssize_t read_threads(struct snap *s, uint64_t pid)
 {
 	char path[128];
 	snprintf(path, sizeof path, "/proc/%llu/task", (unsigned long long)pid);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return -errno;
+	size_t ntids;
+	int err = list_numeric_entries(path, &s->tids, &s->tids_cap, &ntids);
+	if (err)
+		return -err;
 	size_t n = 0;
-	struct dirent *de;
-	while ((de = readdir(dir))) {
-		char *end;
-		unsigned long long tid = strtoull(de->d_name, &end, 10);
-		if (*end || !tid)
-			continue;
+	for (size_t k = 0; k < ntids; k++) {
+		unsigned long long tid = s->tids[k];
 		struct proc_stat st;
 		struct proc_status status;
 		snprintf(path, sizeof path, "/proc/%llu/task/%llu/stat", (unsigned long long)pid, tid);
@@ -330,10 +359,8 @@ static ssize_t read_threads(struct snap *s, uint64_t pid)
 		if (n == s->threads_cap) {
 			size_t cap = s->threads_cap ? s->threads_cap * 2 : 16;
 			struct thread_info *grown = realloc(s->threads, cap * sizeof *grown);
-			if (!grown) {
-				closedir(dir);
+			if (!grown)
 				return -ENOMEM;
-			}
 			s->threads = grown, s->threads_cap = cap;
 		}
 		struct thread_info *t = &s->threads[n++];
@@ -356,9 +383,7 @@ static ssize_t read_threads(struct snap *s, uint64_t pid)
 			.exiting = (st.flags & PF_EXITING_FLAG) != 0,
 		};
 	}
-	closedir(dir);
-	qsort(s->threads, n, sizeof *s->threads, tid_cmp);
-	return (ssize_t)n;
+	return (ssize_t)n; /* in tid order: the list was sorted */
 }
 
 /* ---- page runs ----------------------------------------------------------------------------- */
@@ -790,42 +815,6 @@ out:
 		close(p.pagemap_fd);
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Every numeric entry of /proc, ascending. */
-static int list_pids(uint64_t **out, size_t *n)
-{
-	DIR *dir = opendir("/proc");
-	if (!dir)
-		return errno;
-	size_t cap = 0;
-	*n = 0;
-	struct dirent *de;
-	while ((de = readdir(dir))) {
-		char *end;
-		unsigned long long pid = strtoull(de->d_name, &end, 10);
-		if (*end || !pid)
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 512;
-			uint64_t *grown = realloc(*out, cap * sizeof *grown);
-			if (!grown) {
-				closedir(dir);
-				return ENOMEM;
-			}
-			*out = grown;
-		}
-		(*out)[(*n)++] = pid;
-	}
-	closedir(dir);
-	qsort(*out, *n, sizeof **out, pid_cmp);
-	return 0;
-}
-
 static int read_pmd_shift(unsigned page_shift)
 {
 	char text[64];
@@ -840,7 +829,7 @@ static void snap_free(struct snap *s)
 	kpage_close(&s->kp);
 	kpage_scratch_free(&s->kscratch);
 	proc_buf_free(&s->buf), proc_buf_free(&s->maps_text), proc_buf_free(&s->smaps_text);
-	free(s->maps), free(s->vmas), free(s->threads), free(s->huge), free(s->populated);
+	free(s->maps), free(s->vmas), free(s->threads), free(s->tids), free(s->huge), free(s->populated);
 	free(s->pm), free(s->pfn), free(s->count_pfn), free(s->count), free(s->flags), free(s->shift);
 }
 
@@ -873,7 +862,8 @@ int ps_cmd_snap(int argc, char **argv)
 		goto out;
 	}
 	if (!opt.npids) {
-		int err = list_pids(&all_pids, &npids);
+		size_t pids_cap = 0;
+		int err = list_numeric_entries("/proc", &all_pids, &pids_cap, &npids);
 		if (err) {
 			fprintf(stderr, "pagesleuth snap: /proc: %s\n", strerror(err));
 			goto out;
