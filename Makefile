@@ -3,17 +3,22 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral
-BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) -Ilib -Ianalyzer -Icli
+BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) -Ilib -Ianalyzer -Icli -Iwalker -Icoredump
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRC      := $(wildcard lib/*.c)
 ANALYZER_SRC := $(wildcard analyzer/*.c)
 LIVE_SRC     := $(wildcard live/*.c)
+WALKER_SRC   := $(wildcard walker/*.c)
+COREDUMP_SRC := $(wildcard coredump/*.c)
 CLI_SRC      := $(wildcard cli/*.c)
-TOOL_SRC     := $(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC) $(CLI_SRC)
-HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h)
+# Everything but the CLI's main(): what unit tests link against.
+CORE_SRC     := $(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC) $(WALKER_SRC) $(COREDUMP_SRC)
+TOOL_SRC     := $(CORE_SRC) $(CLI_SRC)
+HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h coredump/*.h)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
-LDLIBS       := -lz -lm
+# libkdumpfile: dump formats; libelf/libdw: vmlinux DWARF and ELF details; libbpf: BTF.
+LDLIBS       := -lkdumpfile -ldw -lelf -lbpf -lz -lm
 # B: build directory (helpers building in parallel use B=/tmp/something).
 B            ?= build
 
@@ -38,17 +43,17 @@ $(B)-asan/pagesleuth: $(call obj,$(B)-asan,$(TOOL_SRC))
 	$(CC) $(SAN) $^ $(LDLIBS) -o $@
 
 # Unit tests link everything but the CLI's main().
-$(B)/tests/%: tests/unit/%.c $(call obj,$(B),$(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC)) $(HDRS)
+$(B)/tests/%: tests/unit/%.c $(call obj,$(B),$(CORE_SRC)) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(CFLAGS) $< $(call obj,$(B),$(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC)) $(LDLIBS) -o $@
-$(B)-asan/tests/%: tests/unit/%.c $(call obj,$(B)-asan,$(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC)) $(HDRS)
+	$(CC) $(BASE) $(CFLAGS) $< $(call obj,$(B),$(CORE_SRC)) $(LDLIBS) -o $@
+$(B)-asan/tests/%: tests/unit/%.c $(call obj,$(B)-asan,$(CORE_SRC)) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) -O1 -g $(SAN) $< $(call obj,$(B)-asan,$(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC)) $(LDLIBS) -o $@
+	$(CC) $(BASE) -O1 -g $(SAN) $< $(call obj,$(B)-asan,$(CORE_SRC)) $(LDLIBS) -o $@
 
-# Fuzzer for the record parser (libFuzzer, clang).
-$(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(HDRS)
+# Fuzzers (libFuzzer, clang): the record parser, and the walker over synthetic memory.
+$(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(WALKER_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
-	clang $(BASE) -g -O1 -fsanitize=fuzzer,address,undefined $< $(LIB_SRC) -o $@
+	clang $(BASE) -g -O1 -fsanitize=fuzzer,address,undefined $< $(LIB_SRC) $(WALKER_SRC) $(LDLIBS) -o $@
 
 deps:
 	./scripts/install-deps.sh

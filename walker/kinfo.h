@@ -1,0 +1,260 @@
+/* kinfo.h - the kernel facts the walker needs: member offsets, struct sizes, enum values
+ * and symbol names, as one table.
+ *
+ * Every type-information source fills the same table by name through struct
+ * ps_typeinfo_ops: vmlinux DWARF (typeinfo_dwarf.c), BTF (typeinfo_btf.c, found in the dump
+ * or given as a file), a compact profile (profile.c), and in the crash extension crash's own
+ * MEMBER_OFFSET/STRUCT_SIZE. Because the walker only ever sees the filled table, the three
+ * ways give identical records by construction, and a profile is just this table on disk.
+ *
+ * Member paths are dotted and may go through anonymous structs/unions and embedded
+ * structs ("d_name.len", "f_path.dentry"); the offset is from the start of the outer type.
+ * Entries marked OPT are absent on some kernels (the walker checks ps_ki_has*()); a missing
+ * REQ entry makes ps_kinfo_fill fail with a message naming it.
+ *
+ * To need a new fact: add one line here and use it. No source needs to change.
+ */
+#ifndef PAGESLEUTH_KINFO_H
+#define PAGESLEUTH_KINFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define KI_REQ 1
+#define KI_OPT 0
+
+/* X(ID, "type", "member.path", REQ|OPT) -> offset, member size, array length */
+#define PS_KI_MEMBERS(X)                                                                      \
+	X(TASK_TASKS, "task_struct", "tasks", KI_REQ)                                          \
+	X(TASK_PID, "task_struct", "pid", KI_REQ)                                              \
+	X(TASK_TGID, "task_struct", "tgid", KI_REQ)                                            \
+	X(TASK_MM, "task_struct", "mm", KI_REQ)                                                \
+	X(TASK_COMM, "task_struct", "comm", KI_REQ)                                            \
+	X(TASK_FLAGS, "task_struct", "flags", KI_REQ)                                          \
+	X(TASK_STATE, "task_struct", "__state", KI_OPT)   /* 5.14+ */                          \
+	X(TASK_STATE_OLD, "task_struct", "state", KI_OPT) /* before 5.14 */                     \
+	X(TASK_EXIT_STATE, "task_struct", "exit_state", KI_REQ)                                \
+	X(TASK_REAL_PARENT, "task_struct", "real_parent", KI_REQ)                              \
+	X(TASK_SIGNAL, "task_struct", "signal", KI_REQ)                                        \
+	X(TASK_THREAD_NODE, "task_struct", "thread_node", KI_REQ)                              \
+	X(TASK_MIN_FLT, "task_struct", "min_flt", KI_REQ)                                      \
+	X(TASK_MAJ_FLT, "task_struct", "maj_flt", KI_REQ)                                      \
+	X(TASK_UTIME, "task_struct", "utime", KI_REQ)                                          \
+	X(TASK_STIME, "task_struct", "stime", KI_REQ)                                          \
+	X(TASK_START_TIME, "task_struct", "start_time", KI_REQ)                                \
+	X(TASK_RSS_STAT, "task_struct", "rss_stat", KI_OPT) /* SPLIT_RSS_COUNTING, < 6.2 */     \
+	X(SIGNAL_THREAD_HEAD, "signal_struct", "thread_head", KI_REQ)                          \
+	X(MM_MT, "mm_struct", "mm_mt", KI_OPT)    /* maple tree, 6.1+ */                       \
+	X(MM_MMAP, "mm_struct", "mmap", KI_OPT)   /* VMA list, before 6.1 */                   \
+	X(MM_PGD, "mm_struct", "pgd", KI_REQ)                                                  \
+	X(MM_START_BRK, "mm_struct", "start_brk", KI_REQ)                                      \
+	X(MM_BRK, "mm_struct", "brk", KI_REQ)                                                  \
+	X(MM_START_STACK, "mm_struct", "start_stack", KI_REQ)                                  \
+	X(MM_TOTAL_VM, "mm_struct", "total_vm", KI_REQ)                                        \
+	X(MM_MAP_COUNT, "mm_struct", "map_count", KI_REQ)                                      \
+	X(MM_EXE_FILE, "mm_struct", "exe_file", KI_OPT)                                        \
+	X(MM_RSS_STAT, "mm_struct", "rss_stat", KI_OPT)                                        \
+	X(MAPLE_TREE_ROOT, "maple_tree", "ma_root", KI_OPT)                                    \
+	X(MAPLE_TREE_FLAGS, "maple_tree", "ma_flags", KI_OPT)                                  \
+	X(MAPLE_NODE_PARENT, "maple_node", "parent", KI_OPT)                                   \
+	X(MAPLE_RANGE64_PIVOT, "maple_range_64", "pivot", KI_OPT)                              \
+	X(MAPLE_RANGE64_SLOT, "maple_range_64", "slot", KI_OPT)                                \
+	X(MAPLE_ARANGE64_PIVOT, "maple_arange_64", "pivot", KI_OPT)                            \
+	X(MAPLE_ARANGE64_SLOT, "maple_arange_64", "slot", KI_OPT)                              \
+	X(MAPLE_ARANGE64_META, "maple_arange_64", "meta", KI_OPT)                              \
+	X(VMA_START, "vm_area_struct", "vm_start", KI_REQ)                                     \
+	X(VMA_END, "vm_area_struct", "vm_end", KI_REQ)                                         \
+	X(VMA_NEXT, "vm_area_struct", "vm_next", KI_OPT) /* before 6.1 */                      \
+	X(VMA_MM, "vm_area_struct", "vm_mm", KI_REQ)                                           \
+	X(VMA_FLAGS, "vm_area_struct", "vm_flags", KI_REQ)                                     \
+	X(VMA_PGOFF, "vm_area_struct", "vm_pgoff", KI_REQ)                                     \
+	X(VMA_FILE, "vm_area_struct", "vm_file", KI_REQ)                                       \
+	X(VMA_ANON_VMA, "vm_area_struct", "anon_vma", KI_REQ)                                  \
+	X(FILE_PATH_MNT, "file", "f_path.mnt", KI_REQ)                                         \
+	X(FILE_PATH_DENTRY, "file", "f_path.dentry", KI_REQ)                                   \
+	X(FILE_INODE, "file", "f_inode", KI_REQ)                                               \
+	X(DENTRY_NAME, "dentry", "d_name.name", KI_REQ)                                        \
+	X(DENTRY_NAME_LEN, "dentry", "d_name.len", KI_REQ)                                     \
+	X(DENTRY_PARENT, "dentry", "d_parent", KI_REQ)                                         \
+	X(MOUNT_MNT, "mount", "mnt", KI_REQ)                                                   \
+	X(MOUNT_PARENT, "mount", "mnt_parent", KI_REQ)                                         \
+	X(MOUNT_MOUNTPOINT, "mount", "mnt_mountpoint", KI_REQ)                                 \
+	X(VFSMOUNT_ROOT, "vfsmount", "mnt_root", KI_REQ)                                       \
+	X(INODE_INO, "inode", "i_ino", KI_REQ)                                                 \
+	X(INODE_SB, "inode", "i_sb", KI_REQ)                                                   \
+	X(SB_DEV, "super_block", "s_dev", KI_REQ)                                              \
+	X(PAGE_FLAGS, "page", "flags", KI_REQ)                                                 \
+	X(PAGE_REFCOUNT, "page", "_refcount", KI_REQ)                                          \
+	X(PAGE_MAPCOUNT, "page", "_mapcount", KI_REQ)                                          \
+	X(PAGE_MAPPING, "page", "mapping", KI_REQ)                                             \
+	X(PAGE_COMPOUND_HEAD, "page", "compound_head", KI_REQ)                                 \
+	X(PAGE_COMPOUND_DTOR, "page", "compound_dtor", KI_OPT)     /* < 6.6 */                 \
+	X(PAGE_COMPOUND_MAPCOUNT, "page", "compound_mapcount", KI_OPT) /* < 6.2 */             \
+	X(PAGE_TYPE, "page", "page_type", KI_OPT)                                              \
+	X(FOLIO_ENTIRE_MAPCOUNT, "folio", "_entire_mapcount", KI_OPT) /* 6.2+ */               \
+	X(FOLIO_NR_PAGES_MAPPED, "folio", "_nr_pages_mapped", KI_OPT) /* 6.2+ */               \
+	X(FOLIO_LARGE_MAPCOUNT, "folio", "_large_mapcount", KI_OPT)   /* 6.10+ */              \
+	X(PAGE_EXT_FLAGS, "page_ext", "flags", KI_OPT) /* PG_idle/PG_young on 32-bit */        \
+	X(MEM_SECTION_MAP, "mem_section", "section_mem_map", KI_OPT)                           \
+	X(UTS_NS_NAME, "uts_namespace", "name", KI_OPT)                                        \
+	X(NEW_UTSNAME_RELEASE, "new_utsname", "release", KI_OPT)                               \
+	X(SWAP_INFO_FLAGS, "swap_info_struct", "flags", KI_OPT)
+
+/* X(ID, "type", REQ|OPT) -> sizeof */
+#define PS_KI_SIZES(X)                                                                        \
+	X(TASK_STRUCT, "task_struct", KI_REQ)                                                  \
+	X(MM_STRUCT, "mm_struct", KI_REQ)                                                      \
+	X(VM_AREA_STRUCT, "vm_area_struct", KI_REQ)                                            \
+	X(PAGE, "page", KI_REQ)                                                                \
+	X(MAPLE_NODE, "maple_node", KI_OPT)                                                    \
+	X(PAGE_EXT, "page_ext", KI_OPT)                                                        \
+	X(MEM_SECTION, "mem_section", KI_OPT)
+
+/* X(ID, "ENUMERATOR", REQ|OPT) -> value (enum pageflags and friends) */
+#define PS_KI_ENUMS(X)                                                                        \
+	X(PG_LOCKED, "PG_locked", KI_REQ)                                                      \
+	X(PG_REFERENCED, "PG_referenced", KI_REQ)                                              \
+	X(PG_UPTODATE, "PG_uptodate", KI_REQ)                                                  \
+	X(PG_DIRTY, "PG_dirty", KI_REQ)                                                        \
+	X(PG_LRU, "PG_lru", KI_REQ)                                                            \
+	X(PG_ACTIVE, "PG_active", KI_REQ)                                                      \
+	X(PG_WORKINGSET, "PG_workingset", KI_OPT)                                              \
+	X(PG_ERROR, "PG_error", KI_OPT)                                                        \
+	X(PG_SLAB, "PG_slab", KI_REQ)                                                          \
+	X(PG_OWNER_PRIV_1, "PG_owner_priv_1", KI_REQ)                                          \
+	X(PG_ARCH_1, "PG_arch_1", KI_OPT)                                                      \
+	X(PG_RESERVED, "PG_reserved", KI_REQ)                                                  \
+	X(PG_PRIVATE, "PG_private", KI_REQ)                                                    \
+	X(PG_PRIVATE_2, "PG_private_2", KI_OPT)                                                \
+	X(PG_WRITEBACK, "PG_writeback", KI_REQ)                                                \
+	X(PG_HEAD, "PG_head", KI_REQ)                                                          \
+	X(PG_MAPPEDTODISK, "PG_mappedtodisk", KI_OPT)                                          \
+	X(PG_RECLAIM, "PG_reclaim", KI_REQ)                                                    \
+	X(PG_SWAPBACKED, "PG_swapbacked", KI_REQ)                                              \
+	X(PG_UNEVICTABLE, "PG_unevictable", KI_REQ)                                            \
+	X(PG_MLOCKED, "PG_mlocked", KI_OPT)                                                    \
+	X(PG_UNCACHED, "PG_uncached", KI_OPT)                                                  \
+	X(PG_HWPOISON, "PG_hwpoison", KI_OPT)                                                  \
+	X(PG_YOUNG, "PG_young", KI_OPT)                                                        \
+	X(PG_IDLE, "PG_idle", KI_OPT)                                                          \
+	X(PG_ARCH_2, "PG_arch_2", KI_OPT)                                                      \
+	X(PG_SWAPCACHE, "PG_swapcache", KI_OPT)                                                \
+	X(PG_DOUBLE_MAP, "PG_double_map", KI_OPT)                                              \
+	X(PG_LARGE_RMAPPABLE, "PG_large_rmappable", KI_OPT)                                    \
+	X(PAGE_EXT_YOUNG, "PAGE_EXT_YOUNG", KI_OPT)                                            \
+	X(PAGE_EXT_IDLE, "PAGE_EXT_IDLE", KI_OPT)                                              \
+	X(NR_MM_COUNTERS, "NR_MM_COUNTERS", KI_OPT)                                            \
+	X(MM_FILEPAGES, "MM_FILEPAGES", KI_OPT)                                                \
+	X(MM_ANONPAGES, "MM_ANONPAGES", KI_OPT)                                                \
+	X(MM_SWAPENTS, "MM_SWAPENTS", KI_OPT)                                                  \
+	X(MM_SHMEMPAGES, "MM_SHMEMPAGES", KI_OPT)                                              \
+	X(HUGETLB_PAGE_DTOR, "HUGETLB_PAGE_DTOR", KI_OPT)                                      \
+	X(MAPLE_DENSE, "maple_dense", KI_OPT)                                                  \
+	X(MAPLE_LEAF_64, "maple_leaf_64", KI_OPT)                                              \
+	X(MAPLE_RANGE_64, "maple_range_64", KI_OPT)                                            \
+	X(MAPLE_ARANGE_64, "maple_arange_64", KI_OPT)
+
+/* X(ID, "symbol", REQ|OPT) -> runtime address (see ps_core_symbol in core.h) */
+#define PS_KI_SYMBOLS(X)                                                                      \
+	X(INIT_TASK, "init_task", KI_REQ)                                                      \
+	X(INIT_MM, "init_mm", KI_OPT)                                                          \
+	X(SWAPPER_PG_DIR, "swapper_pg_dir", KI_OPT)                                            \
+	X(INIT_TOP_PGT, "init_top_pgt", KI_OPT)                                                \
+	X(INIT_UTS_NS, "init_uts_ns", KI_OPT)                                                  \
+	X(PAGE_OFFSET_BASE, "page_offset_base", KI_OPT)  /* x86_64 KASLR */                    \
+	X(VMEMMAP_BASE, "vmemmap_base", KI_OPT)          /* x86_64 KASLR */                    \
+	X(PHYS_BASE, "phys_base", KI_OPT)                                                      \
+	X(MEMSTART_ADDR, "memstart_addr", KI_OPT)        /* arm64 */                           \
+	X(KIMAGE_VOFFSET, "kimage_voffset", KI_OPT)      /* arm64 */                           \
+	X(EMPTY_ZERO_PAGE, "empty_zero_page", KI_OPT)                                          \
+	X(ZERO_PFN, "zero_pfn", KI_OPT)                                                        \
+	X(HUGE_ZERO_PAGE, "huge_zero_page", KI_OPT)                                            \
+	X(MAX_PFN, "max_pfn", KI_OPT)                                                          \
+	X(NR_SWAPFILES, "nr_swapfiles", KI_OPT)                                                \
+	X(SWAP_INFO, "swap_info", KI_OPT)                                                      \
+	X(MEM_SECTION, "mem_section", KI_OPT)                                                  \
+	X(VMCOREINFO_DATA, "vmcoreinfo_data", KI_OPT)                                          \
+	X(START_BTF, "__start_BTF", KI_OPT)                                                    \
+	X(STOP_BTF, "__stop_BTF", KI_OPT)                                                      \
+	X(STEXT, "_stext", KI_OPT)                                                             \
+	X(JIFFIES_64, "jiffies_64", KI_OPT)
+
+#define PS_KI_ENUM_ID(ID, ...) PS_KI_##ID,
+enum ps_ki_member { PS_KI_MEMBERS(PS_KI_ENUM_ID) PS_KI_NMEMBERS };
+enum ps_ki_size { PS_KI_SIZES(PS_KI_ENUM_ID) PS_KI_NSIZES };
+enum ps_ki_enum { PS_KI_ENUMS(PS_KI_ENUM_ID) PS_KI_NENUMS };
+enum ps_ki_symbol { PS_KI_SYMBOLS(PS_KI_ENUM_ID) PS_KI_NSYMBOLS };
+#undef PS_KI_ENUM_ID
+
+#define PS_KI_ABSENT INT64_MIN
+
+struct ps_kinfo_member {
+	int64_t offset;   /* bytes from the outer type's start; PS_KI_ABSENT if absent */
+	uint32_t size;    /* sizeof the member (whole array for arrays) */
+	uint32_t nelems;  /* array length, 0 for a non-array */
+};
+
+struct ps_kinfo {
+	struct ps_kinfo_member member[PS_KI_NMEMBERS];
+	int64_t size[PS_KI_NSIZES];   /* PS_KI_ABSENT if absent */
+	int64_t enumval[PS_KI_NENUMS]; /* PS_KI_ABSENT if absent */
+	/* Link-time symbol addresses (before KASLR), 0 if the source has none (BTF has no
+	 * symbols: they come from kallsyms or VMCOREINFO in the dump). */
+	uint64_t symbol[PS_KI_NSYMBOLS];
+	char source[64];   /* "dwarf:/path/vmlinux", "btf:dump", "btf:FILE", "profile:FILE", "crash" */
+	char release[65];  /* the kernel release the information belongs to, "" if unknown */
+	char arch[16];     /* "" if unknown (BTF does not say) */
+	char build_id[41]; /* VMCOREINFO BUILD-ID format, "" if unknown */
+};
+
+/* How a source answers by name. Each returns 0 when found, -1 when absent (no message). */
+struct ps_typeinfo_ops {
+	int (*member)(void *ctx, const char *type, const char *path, struct ps_kinfo_member *out);
+	int (*type_size)(void *ctx, const char *type, int64_t *out);
+	int (*enum_value)(void *ctx, const char *enumerator, int64_t *out);
+	int (*symbol)(void *ctx, const char *name, uint64_t *out); /* NULL: source has none */
+};
+
+/* Fill KI from a source. Returns 0, or -1 with *err = "what: missing task_struct.tasks, ...".
+ * Absent OPT entries are not errors. */
+int ps_kinfo_fill(struct ps_kinfo *ki, const struct ps_typeinfo_ops *ops, void *ctx, char **err);
+void ps_kinfo_init(struct ps_kinfo *ki); /* everything absent */
+
+const char *ps_ki_member_name(enum ps_ki_member id); /* "task_struct.tasks" */
+const char *ps_ki_size_name(enum ps_ki_size id);
+const char *ps_ki_enum_name(enum ps_ki_enum id);
+const char *ps_ki_symbol_name(enum ps_ki_symbol id);
+
+static inline bool ps_ki_has(const struct ps_kinfo *ki, enum ps_ki_member id)
+{
+	return ki->member[id].offset != PS_KI_ABSENT;
+}
+static inline bool ps_ki_has_enum(const struct ps_kinfo *ki, enum ps_ki_enum id)
+{
+	return ki->enumval[id] != PS_KI_ABSENT;
+}
+
+/* ---- sources (each in its own file) ------------------------------------------------- */
+
+/* typeinfo_btf.c: raw BTF bytes (the kernel's .BTF section, /sys/kernel/btf/vmlinux, or a
+ * pahole --btf_encode_detached file); data is copied. */
+struct ps_btf_source;
+struct ps_btf_source *ps_btf_source_open(const void *data, size_t len, const char *name, char **err);
+struct ps_btf_source *ps_btf_source_open_file(const char *path, char **err);
+void ps_btf_source_close(struct ps_btf_source *s);
+extern const struct ps_typeinfo_ops ps_btf_typeinfo_ops;
+
+/* typeinfo_dwarf.c: vmlinux with DWARF (libdw) and its ELF symbol table (link-time
+ * addresses). Also fills ki->arch/release/build_id when the ELF says. */
+struct ps_dwarf_source;
+struct ps_dwarf_source *ps_dwarf_source_open(const char *vmlinux, char **err);
+void ps_dwarf_source_close(struct ps_dwarf_source *s);
+const char *ps_dwarf_source_arch(const struct ps_dwarf_source *s); /* from e_machine/class/data */
+const char *ps_dwarf_source_build_id(const struct ps_dwarf_source *s); /* hex, or NULL */
+extern const struct ps_typeinfo_ops ps_dwarf_typeinfo_ops;
+
+/* profile.c: the compact profile (docs/profile-format.md). Write is atomic. */
+int ps_profile_write(const struct ps_kinfo *ki, const char *path, char **err);
+int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err);
+
+#endif
