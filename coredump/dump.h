@@ -1,0 +1,33 @@
+/* dump.h - the dump-reader back-end: a kernel dump file as a struct ps_target.
+ *
+ * Formats: ELF vmcores (/proc/vmcore, QEMU dump-guest-memory), kdump-compressed files
+ * (makedumpfile, QEMU), and makedumpfile's flattened format (reassembled into a private
+ * temporary file, the input is never written). libkdumpfile reads the formats it knows;
+ * ELF details it does not expose (broken QEMU headers, notes) come from libelf.
+ */
+#ifndef PAGESLEUTH_DUMP_H
+#define PAGESLEUTH_DUMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "target.h"
+
+struct ps_dump;
+
+/* Open PATH read-only. NULL and *err ("PATH: reason", malloc'd) on failure. Repairs of a
+ * broken header are reported once each through *warnings (malloc'd lines, may be NULL). */
+struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err);
+void ps_dump_close(struct ps_dump *d);
+
+/* The back-end (valid until ps_dump_close). arch/endian/ptr_size/page_size from the dump. */
+const struct ps_target *ps_dump_target(struct ps_dump *d);
+
+/* For the record header. */
+const char *ps_dump_format(const struct ps_dump *d);   /* "elf", "kdump", "kdump-flattened" */
+/* makedumpfile dump level (bitmask 0-31), or -1 when the dump is not filtered / unknown. */
+int ps_dump_level(const struct ps_dump *d);
+/* Crash time (VMCOREINFO CRASHTIME or the kdump header), seconds since the epoch, or 0. */
+int64_t ps_dump_time(const struct ps_dump *d);
+
+#endif
