@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "arch.h"
 #include "kinfo.h"
@@ -50,6 +51,11 @@ struct ps_core {
 	} stats;
 
 	char err[512];
+
+	/* Non-NULL: pgtable.c writes "pt ID LEVEL TABLE_PA VA_START" for every table page it
+	 * reads in ps_pt_walk (walker.h's trace option; walker.c sets both per mm). */
+	FILE *pt_trace;
+	uint64_t pt_trace_id;
 };
 
 /* Set up from a back-end: architecture, byte order, page size, KASLR offset, then the

@@ -18,7 +18,9 @@
 #define PAGESLEUTH_KINFO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define KI_REQ 1
 #define KI_OPT 0
@@ -98,7 +100,17 @@
 	X(MEM_SECTION_MAP, "mem_section", "section_mem_map", KI_OPT)                           \
 	X(UTS_NS_NAME, "uts_namespace", "name", KI_OPT)                                        \
 	X(NEW_UTSNAME_RELEASE, "new_utsname", "release", KI_OPT)                               \
-	X(SWAP_INFO_FLAGS, "swap_info_struct", "flags", KI_OPT)
+	X(SWAP_INFO_FLAGS, "swap_info_struct", "flags", KI_OPT)                               \
+	X(MAPLE_RANGE64_META, "maple_range_64", "meta", KI_OPT)     /* data end, 6.1+ */       \
+	X(VMA_OPS, "vm_area_struct", "vm_ops", KI_OPT)              /* special mappings */     \
+	X(VMA_PRIVATE_DATA, "vm_area_struct", "vm_private_data", KI_OPT)                       \
+	X(VMA_ANON_NAME, "vm_area_struct", "anon_name", KI_OPT)     /* CONFIG_ANON_VMA_NAME */ \
+	X(ANON_VMA_NAME_NAME, "anon_vma_name", "name", KI_OPT)                                 \
+	X(VM_SPECIAL_MAPPING_NAME, "vm_special_mapping", "name", KI_OPT)                       \
+	X(MM_CONTEXT_VDSO, "mm_struct", "context.vdso", KI_OPT)     /* x86_64, arm64, ppc */   \
+	X(DENTRY_HASH_PPREV, "dentry", "d_hash.pprev", KI_OPT)      /* unhashed: deleted */    \
+	X(PAGE_COMPOUND_ORDER, "page", "compound_order", KI_OPT)    /* < 6.6, in page[1] */    \
+	X(PERCPU_COUNTER_COUNT, "percpu_counter", "count", KI_OPT)  /* rss_stat, 6.2+ */
 
 /* X(ID, "type", REQ|OPT) -> sizeof */
 #define PS_KI_SIZES(X)                                                                        \
@@ -108,7 +120,7 @@
 	X(PAGE, "page", KI_REQ)                                                                \
 	X(MAPLE_NODE, "maple_node", KI_OPT)                                                    \
 	X(PAGE_EXT, "page_ext", KI_OPT)                                                        \
-	X(MEM_SECTION, "mem_section", KI_OPT)
+	X(MEM_SECTION_STRUCT, "mem_section", KI_OPT) /* not MEM_SECTION: that is the symbol */
 
 /* X(ID, "ENUMERATOR", REQ|OPT) -> value (enum pageflags and friends) */
 #define PS_KI_ENUMS(X)                                                                        \
@@ -216,9 +228,12 @@ struct ps_typeinfo_ops {
 };
 
 /* Fill KI from a source. Returns 0, or -1 with *err = "what: missing task_struct.tasks, ...".
- * Absent OPT entries are not errors. */
+ * Absent OPT entries are not errors. Overwrites the four tables (symbols stay 0 when the
+ * source has none) and leaves source/release/arch/build_id alone: set those yourself. */
 int ps_kinfo_fill(struct ps_kinfo *ki, const struct ps_typeinfo_ops *ops, void *ctx, char **err);
 void ps_kinfo_init(struct ps_kinfo *ki); /* everything absent */
+/* ki->source = "KIND:NAME", or "KIND:BASENAME" when NAME does not fit. */
+void ps_kinfo_set_source(struct ps_kinfo *ki, const char *kind, const char *name);
 
 const char *ps_ki_member_name(enum ps_ki_member id); /* "task_struct.tasks" */
 const char *ps_ki_size_name(enum ps_ki_size id);
@@ -251,10 +266,18 @@ struct ps_dwarf_source *ps_dwarf_source_open(const char *vmlinux, char **err);
 void ps_dwarf_source_close(struct ps_dwarf_source *s);
 const char *ps_dwarf_source_arch(const struct ps_dwarf_source *s); /* from e_machine/class/data */
 const char *ps_dwarf_source_build_id(const struct ps_dwarf_source *s); /* hex, or NULL */
+const char *ps_dwarf_source_release(const struct ps_dwarf_source *s); /* linux_banner, or NULL */
+/* Set ki->source ("dwarf:PATH"), arch, release and build_id from the ELF. */
+void ps_dwarf_source_describe(const struct ps_dwarf_source *s, struct ps_kinfo *ki);
 extern const struct ps_typeinfo_ops ps_dwarf_typeinfo_ops;
 
 /* profile.c: the compact profile (docs/profile-format.md). Write is atomic. */
 int ps_profile_write(const struct ps_kinfo *ki, const char *path, char **err);
 int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err);
+int ps_profile_fprint(const struct ps_kinfo *ki, FILE *fp); /* the text; 0 or -1 */
+/* Add the link-time addresses of the table's symbols from a System.map file ("ADDR TYPE
+ * NAME" lines), for kernels without DWARF: BTF + System.map make a full profile. Symbols the
+ * map does not list keep their value. 0, or -1 with *err = "FILE:LINE: reason". */
+int ps_kinfo_add_system_map(struct ps_kinfo *ki, const char *path, char **err);
 
 #endif
