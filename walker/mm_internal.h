@@ -1,0 +1,169 @@
+/* mm_internal.h - what walker.c, tasks.c, vma.c, path.c and page.c share (internal).
+ *
+ * ps_walker_run goes task list -> address spaces -> VMAs -> page tables -> struct pages.
+ * Each step lives in its own file and works on struct ps_walker; nothing here is public.
+ * Every pointer read from the dump is untrusted: loops are bounded by counts and visited
+ * sets, buffers by the kinfo sizes checked once in walker.c (mm_check_layout).
+ */
+#ifndef PAGESLEUTH_MM_INTERNAL_H
+#define PAGESLEUTH_MM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core.h"
+#include "records.h"
+#include "walker.h"
+
+/* ---- a set / map of 64-bit keys (open addressing; key 0 is never stored) ---------- */
+
+struct mm_set {
+	uint64_t *keys;
+	uint64_t *vals; /* NULL for a plain set */
+	size_t cap, n;   /* cap is a power of two, or 0 */
+};
+/* Insert KEY (with VAL for a map). 1 = inserted, 0 = already there, -1 = out of memory. */
+int mm_set_put(struct mm_set *s, uint64_t key, uint64_t val, bool with_val);
+/* 1 and *val (when non-NULL) if present, else 0. */
+int mm_set_get(const struct mm_set *s, uint64_t key, uint64_t *val);
+void mm_set_free(struct mm_set *s);
+
+/* ---- tasks and address spaces (tasks.c) ------------------------------------------- */
+
+#define MM_COMM_LEN 64 /* TASK_COMM_LEN is 16; room for any kernel */
+
+struct mm_thread {
+	uint64_t kaddr, mm_kaddr;
+	struct ps_task rec; /* rec.comm points at comm; rec.mm is the mm index until written */
+	char comm[MM_COMM_LEN];
+};
+
+struct mm_space {
+	uint64_t kaddr;
+	uint64_t id;         /* record id, 1.. in task-list order */
+	uint64_t tgid;       /* the first thread seen with this mm (its leader) */
+	char comm[MM_COMM_LEN];
+	uint8_t *buf;        /* the mm_struct, kinfo size bytes */
+	bool readable;
+};
+
+struct mm_tasklist {
+	struct mm_thread *t;
+	size_t n, cap;
+	struct mm_space *mm;
+	size_t nmm, capmm;
+	struct mm_set mm_index; /* mm kaddr -> index in mm[] */
+};
+
+int mm_collect_tasks(struct ps_walker *w, struct mm_tasklist *tl);
+void mm_tasklist_free(struct mm_tasklist *tl);
+
+/* ---- VMAs (vma.c) ------------------------------------------------------------------- */
+
+struct mm_vma {
+	uint64_t kaddr;
+	uint64_t start, end, flags, pgoff, file, ops, priv, anon_name;
+};
+
+struct mm_vmavec {
+	struct mm_vma *v;
+	size_t n, cap;
+};
+
+/* The VMAs of one mm in ascending order, without overlaps (what cannot be read is a warn
+ * and marks the run partial). 0, or -1 on out of memory. */
+int mm_collect_vmas(struct ps_walker *w, const struct mm_space *mm, struct mm_vmavec *out);
+
+/* ---- paths (path.c) ------------------------------------------------------------------ */
+
+struct mm_file_info {
+	const char *path; /* owned by the walker's path cache, valid for the whole run */
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+};
+/* Path, device and inode of a struct file. 0, or -1 when the file cannot be read (info
+ * then holds what could be found; path "" when nothing). */
+int mm_file_info(struct ps_walker *w, uint64_t file, struct mm_file_info *info);
+/* The special-mapping name of an anonymous VMA ("[vdso]", "[vvar]", ...) or NULL. */
+const char *mm_special_name(struct ps_walker *w, const struct mm_space *mm, const struct mm_vma *v,
+			    const struct mm_vma *next);
+/* "[anon:NAME]" for a VMA's anon_name pointer (CONFIG_ANON_VMA_NAME), or NULL. */
+const char *mm_anon_name(struct ps_walker *w, uint64_t anon_name);
+void mm_path_cache_free(struct ps_walker *w);
+
+/* ---- pages (page.c) ------------------------------------------------------------------ */
+
+/* Walk the page tables of [v->start, v->end) and write runs (and the sum) per detail. */
+int mm_walk_vma_pages(struct ps_walker *w, const struct mm_space *mm, uint64_t top,
+		      const struct mm_vma *v);
+int mm_pages_init(struct ps_walker *w);
+/* Address of PFN's struct page through mem_section or FLATMEM's node_mem_map (VMCOREINFO),
+ * for architectures without vmemmap; 0 if unknown. */
+uint64_t mm_memmap_page_addr(struct ps_walker *w, uint64_t pfn);
+void mm_pages_free(struct ps_walker *w);
+
+/* ---- the walker --------------------------------------------------------------------- */
+
+struct mm_page_cache; /* page.c */
+struct mm_path_cache; /* path.c */
+
+struct ps_walker {
+	struct ps_core c;
+	char release_buf[65];
+
+	/* Per run. */
+	struct ps_writer *out;
+	const struct ps_walk_options *opt;
+	struct ps_walk_result *res;
+	FILE *trace;
+	unsigned warns;      /* warn records written this run (capped, see mm_warn) */
+	bool write_failed;
+
+	struct mm_page_cache *pages;
+	struct mm_path_cache *paths;
+	bool have_special_vmops; /* special_mapping_vmops resolved */
+	uint64_t special_vmops;
+	bool special_vmops_tried;
+};
+
+/* A warn record (printf-style reason) and the run becomes partial. mm: id or PS_UNKNOWN;
+ * at: address or PS_UNKNOWN. After a few thousand, further warns are counted only. */
+void mm_warn(struct ps_walker *w, uint64_t mm, uint64_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* A member of a struct read into BUF of LEN bytes: false if the member is absent or does
+ * not fit (then *out = 0). Sizes 1, 2, 4, 8. */
+bool mm_get(const struct ps_walker *w, const void *buf, size_t len, enum ps_ki_member id,
+	    uint64_t *out);
+/* The first pointer of a member (list_head.next of an embedded list, or a pointer). */
+bool mm_get_ptr(const struct ps_walker *w, const void *buf, size_t len, enum ps_ki_member id,
+		uint64_t *out);
+/* Offset of a member, or -1 if absent. */
+static inline int64_t mm_off(const struct ps_walker *w, enum ps_ki_member id)
+{
+	int64_t o = w->c.ki.member[id].offset;
+	return o == PS_KI_ABSENT ? -1 : o;
+}
+static inline bool mm_has(const struct ps_walker *w, enum ps_ki_member id)
+{
+	return w->c.ki.member[id].offset != PS_KI_ABSENT;
+}
+static inline int64_t mm_size(const struct ps_walker *w, enum ps_ki_size id)
+{
+	return w->c.ki.size[id];
+}
+static inline int64_t mm_enum(const struct ps_walker *w, enum ps_ki_enum id)
+{
+	return w->c.ki.enumval[id];
+}
+/* A kernel pointer that could be valid: non-zero, aligned to ALIGN, not in the lowest page. */
+static inline bool mm_kptr_ok(const struct ps_walker *w, uint64_t p, unsigned align)
+{
+	if (p < 4096 || (align && (p & (align - 1))))
+		return false;
+	return w->c.ptr_size == 8 || p <= UINT32_MAX;
+}
+
+#endif

@@ -1,0 +1,781 @@
+/* page.c - the pages of one VMA: page-table leaves and swap entries (ps_pt_walk), and per
+ * mapped page what the kernel's own /proc files would say about its frame.
+ *
+ * MAPCOUNT is /proc/kpagecount: page_mapcount(), or 0 for slab and typed pages
+ * (fs/proc/page.c). page_mapcount() of 6.1 (include/linux/mm.h, mm/util.c __page_mapcount):
+ * order-0: _mapcount + 1; a compound page: the subpage's _mapcount + 1, and for anon and
+ * hugetlb folios plus the head's compound_mapcount (page[1]) + 1, minus one while the
+ * folio is PageDoubleMap (page[1].flags). 6.2+ (folio->_entire_mapcount): _mapcount + 1 +
+ * _entire_mapcount + 1 for any large folio.
+ *
+ * REFCOUNT is page_count(): the folio's reference count, i.e. the head page's _refcount for
+ * a tail page (a tail's own _refcount is always 0), since that is what holds the memory.
+ *
+ * PFLAGS is /proc/kpageflags: stable_page_flags() of fs/proc/page.c (6.1) applied to the
+ * struct page read from the dump, with PG_* bit numbers from the type information, plus
+ * pagesleuth's bit 48 for PG_young. Not reproduced: the free-buddy search for pages with
+ * refcount 0 that are not PageBuddy (never a mapped page), fake heads of hugetlb vmemmap
+ * optimisation (off by default), page_ext idle/young on 32-bit kernels.
+ *
+ * Struct pages are read through a cache of 64-page windows (one 4 KiB read for 64-byte
+ * pages), so neighbouring frames, THP heads and their page[1] cost one read together and a
+ * scattered page cache costs one small read per 64 frames.
+ */
+#include "mm_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIN_PAGES 64
+#define CACHE_SLOTS 1024
+#define MAX_FOLIO_ORDER 18  /* 1 GiB of 4K pages: larger "folios" are corrupt */
+
+/* 6.1 include/linux/page-flags.h: page_type values (in _mapcount's place). */
+#define PAGE_TYPE_BASE 0xf0000000u
+#define PAGE_MAPCOUNT_RESERVE (-128)
+#define PG_TYPE_BUDDY_61 0x00000080u
+#define PG_TYPE_OFFLINE_61 0x00000100u
+#define PG_TYPE_TABLE_61 0x00000200u
+
+/* include/uapi/linux/kernel-page-flags.h and include/linux/kernel-page-flags.h */
+enum {
+	KPF_RESERVED = 32, KPF_ARCH = 38, KPF_UNCACHED = 39, KPF_ARCH_2 = 41,
+};
+
+struct mm_page_cache {
+	size_t psize;          /* sizeof(struct page) */
+	uint64_t *tag;         /* window number + 1; 0 = empty */
+	uint8_t *ok;           /* the window read succeeded */
+	uint8_t *data;         /* CACHE_SLOTS * WIN_PAGES * psize */
+	uint8_t single[512];   /* one struct page read alone (a window that failed) */
+
+	/* struct page layout */
+	int64_t o_flags, o_ref, o_map, o_mapping, o_head, o_type;
+	unsigned flags_size;
+	/* large-folio facts, byte offsets from the head page */
+	int64_t o_cmapcount, o_entire, o_dtor, o_order, o_flags1;
+	/* PG_* bit numbers, -1 = the kernel has no such flag */
+	int pg_locked, pg_error, pg_referenced, pg_uptodate, pg_dirty, pg_lru, pg_active,
+		pg_slab, pg_owner_priv_1, pg_arch_1, pg_reserved, pg_private, pg_private_2,
+		pg_writeback, pg_head, pg_mappedtodisk, pg_reclaim, pg_swapbacked,
+		pg_unevictable, pg_mlocked, pg_uncached, pg_hwpoison, pg_young, pg_idle,
+		pg_arch_2, pg_swapcache, pg_double_map;
+	uint32_t type_buddy, type_offline, type_table;
+	int64_t hugetlb_dtor;  /* PS_KI_ABSENT if unknown */
+
+	uint64_t zero_pfn;     /* PS_UNKNOWN if unknown */
+	uint64_t huge_zero_page;
+	bool have_nr_swapfiles;
+	uint64_t nr_swapfiles;
+	unsigned swp_max, swp_hwpoison, swp_migration, swp_device; /* 6.1 special types */
+
+	/* struct page addresses without vmemmap (see memmap_page_addr) */
+	bool memmap_tried, sparse, flat;
+	uint64_t sec_table, sec_roots, sec_per_root, sec_size, sec_map_off;
+	unsigned sec_pfn_shift;
+	bool sec_extreme;
+	uint64_t last_sec, last_sec_map; /* last_sec UINT64_MAX: none */
+	uint64_t flat_map, flat_start, flat_pages;
+
+	uint64_t any_mapped_head; /* head PFN + 1 of the folio any_mapped is about, 0: none */
+	bool any_mapped;
+};
+
+/* ---- setup ------------------------------------------------------------------------------ */
+
+static int bit_of(const struct ps_walker *w, enum ps_ki_enum id)
+{
+	int64_t v = mm_enum(w, id);
+	return v == PS_KI_ABSENT || v < 0 || v >= 64 ? -1 : (int)v;
+}
+
+static int64_t off_or(const struct ps_walker *w, enum ps_ki_member id)
+{
+	return mm_off(w, id);
+}
+
+static uint32_t vmcoreinfo_type(struct ps_walker *w, const char *key, uint32_t dflt)
+{
+	uint64_t v;
+	if (ps_core_vmcoreinfo_u64(&w->c, key, &v))
+		return ~(uint32_t)v; /* NUMBER(PAGE_BUDDY_MAPCOUNT_VALUE) = ~PG_buddy */
+	return dflt;
+}
+
+int mm_pages_init(struct ps_walker *w)
+{
+	if (w->pages)
+		return 0;
+	struct mm_page_cache *pc = calloc(1, sizeof *pc);
+	if (!pc)
+		return -1;
+	pc->psize = (size_t)mm_size(w, PS_KI_PAGE);
+	if (pc->psize > sizeof pc->single)
+		pc->psize = sizeof pc->single; /* check_layout bounds the members used */
+	pc->tag = calloc(CACHE_SLOTS, sizeof *pc->tag);
+	pc->ok = calloc(CACHE_SLOTS, 1);
+	pc->data = malloc((size_t)CACHE_SLOTS * WIN_PAGES * pc->psize);
+	if (!pc->tag || !pc->ok || !pc->data) {
+		free(pc->tag), free(pc->ok), free(pc->data), free(pc);
+		return -1;
+	}
+	w->pages = pc;
+	pc->o_flags = off_or(w, PS_KI_PAGE_FLAGS);
+	pc->flags_size = w->c.ki.member[PS_KI_PAGE_FLAGS].size == 4 ? 4 : 8;
+	pc->o_ref = off_or(w, PS_KI_PAGE_REFCOUNT);
+	pc->o_map = off_or(w, PS_KI_PAGE_MAPCOUNT);
+	pc->o_mapping = off_or(w, PS_KI_PAGE_MAPPING);
+	pc->o_head = off_or(w, PS_KI_PAGE_COMPOUND_HEAD);
+	pc->o_type = mm_has(w, PS_KI_PAGE_TYPE) ? off_or(w, PS_KI_PAGE_TYPE) : pc->o_map;
+	int64_t ps = (int64_t)pc->psize;
+	/* page[1] members (6.1 struct page) are one struct page past the head; folio members
+	 * (6.2+) are already offsets from the head. */
+	pc->o_cmapcount = mm_has(w, PS_KI_PAGE_COMPOUND_MAPCOUNT) ? ps + off_or(w, PS_KI_PAGE_COMPOUND_MAPCOUNT) : -1;
+	pc->o_entire = mm_has(w, PS_KI_FOLIO_ENTIRE_MAPCOUNT) ? off_or(w, PS_KI_FOLIO_ENTIRE_MAPCOUNT) : -1;
+	pc->o_dtor = mm_has(w, PS_KI_PAGE_COMPOUND_DTOR) ? ps + off_or(w, PS_KI_PAGE_COMPOUND_DTOR) : -1;
+	pc->o_order = mm_has(w, PS_KI_PAGE_COMPOUND_ORDER) ? ps + off_or(w, PS_KI_PAGE_COMPOUND_ORDER) : -1;
+	pc->o_flags1 = ps + pc->o_flags;
+	pc->pg_locked = bit_of(w, PS_KI_PG_LOCKED);
+	pc->pg_error = bit_of(w, PS_KI_PG_ERROR);
+	pc->pg_referenced = bit_of(w, PS_KI_PG_REFERENCED);
+	pc->pg_uptodate = bit_of(w, PS_KI_PG_UPTODATE);
+	pc->pg_dirty = bit_of(w, PS_KI_PG_DIRTY);
+	pc->pg_lru = bit_of(w, PS_KI_PG_LRU);
+	pc->pg_active = bit_of(w, PS_KI_PG_ACTIVE);
+	pc->pg_slab = bit_of(w, PS_KI_PG_SLAB);
+	pc->pg_owner_priv_1 = bit_of(w, PS_KI_PG_OWNER_PRIV_1);
+	pc->pg_arch_1 = bit_of(w, PS_KI_PG_ARCH_1);
+	pc->pg_reserved = bit_of(w, PS_KI_PG_RESERVED);
+	pc->pg_private = bit_of(w, PS_KI_PG_PRIVATE);
+	pc->pg_private_2 = bit_of(w, PS_KI_PG_PRIVATE_2);
+	pc->pg_writeback = bit_of(w, PS_KI_PG_WRITEBACK);
+	pc->pg_head = bit_of(w, PS_KI_PG_HEAD);
+	pc->pg_mappedtodisk = bit_of(w, PS_KI_PG_MAPPEDTODISK);
+	pc->pg_reclaim = bit_of(w, PS_KI_PG_RECLAIM);
+	pc->pg_swapbacked = bit_of(w, PS_KI_PG_SWAPBACKED);
+	pc->pg_unevictable = bit_of(w, PS_KI_PG_UNEVICTABLE);
+	pc->pg_mlocked = bit_of(w, PS_KI_PG_MLOCKED);
+	pc->pg_uncached = bit_of(w, PS_KI_PG_UNCACHED);
+	pc->pg_hwpoison = bit_of(w, PS_KI_PG_HWPOISON);
+	pc->pg_young = bit_of(w, PS_KI_PG_YOUNG);
+	pc->pg_idle = bit_of(w, PS_KI_PG_IDLE);
+	pc->pg_arch_2 = w->c.ptr_size == 8 ? bit_of(w, PS_KI_PG_ARCH_2) : -1; /* CONFIG_64BIT only */
+	pc->pg_swapcache = bit_of(w, PS_KI_PG_SWAPCACHE);
+	if (pc->pg_swapcache < 0)
+		pc->pg_swapcache = pc->pg_owner_priv_1; /* PG_swapcache = PG_owner_priv_1 */
+	pc->pg_double_map = bit_of(w, PS_KI_PG_DOUBLE_MAP);
+	pc->type_buddy = vmcoreinfo_type(w, "NUMBER(PAGE_BUDDY_MAPCOUNT_VALUE)", PG_TYPE_BUDDY_61);
+	pc->type_offline = vmcoreinfo_type(w, "NUMBER(PAGE_OFFLINE_MAPCOUNT_VALUE)", PG_TYPE_OFFLINE_61);
+	pc->type_table = PG_TYPE_TABLE_61; /* not in VMCOREINFO */
+	pc->hugetlb_dtor = mm_enum(w, PS_KI_HUGETLB_PAGE_DTOR);
+
+	pc->zero_pfn = PS_UNKNOWN;
+	uint64_t v;
+	if (w->c.sym[PS_KI_ZERO_PFN] && ps_kread_ptr(&w->c, w->c.sym[PS_KI_ZERO_PFN], &v) == PS_READ_OK &&
+	    v && (!w->c.max_pfn || v < w->c.max_pfn))
+		pc->zero_pfn = v;
+	else if (w->c.sym[PS_KI_EMPTY_ZERO_PAGE] && ps_kvtop(&w->c, w->c.sym[PS_KI_EMPTY_ZERO_PAGE], &v) == 0)
+		pc->zero_pfn = v >> w->c.page_shift;
+	if (!w->c.sym[PS_KI_HUGE_ZERO_PAGE] ||
+	    ps_kread_ptr(&w->c, w->c.sym[PS_KI_HUGE_ZERO_PAGE], &pc->huge_zero_page) != PS_READ_OK)
+		pc->huge_zero_page = 0;
+	uint32_t nsf;
+	pc->have_nr_swapfiles = w->c.sym[PS_KI_NR_SWAPFILES] &&
+				ps_kread_u32(&w->c, w->c.sym[PS_KI_NR_SWAPFILES], &nsf) == PS_READ_OK && nsf <= 32;
+	pc->nr_swapfiles = pc->have_nr_swapfiles ? nsf : 0;
+	/* The special swap types of 6.1 (include/linux/swap.h) sit above MAX_SWAPFILES, counted
+	 * down from 1 << MAX_SWAPFILES_SHIFT (32): SWP_SWAPIN_ERROR (31), the PTE marker
+	 * (CONFIG_PTE_MARKER: uffd-wp, x86_64 only in 6.1), 4 device-private types
+	 * (CONFIG_DEVICE_PRIVATE: mm/migrate_device.c is built), 3 migration types, the
+	 * hwpoison type (CONFIG_MEMORY_FAILURE: PG_hwpoison exists). #ifdefs are not in any type
+	 * information, so these are inferred as said. */
+	uint64_t dummy;
+	unsigned marker = strcmp(w->c.arch->name, "x86_64") == 0 ? 1 : 0;
+	pc->swp_device = ps_core_symbol_by_name(&w->c, "migrate_vma_setup", &dummy) == 0 ? 4 : 0;
+	pc->swp_migration = 3;
+	pc->swp_hwpoison = pc->pg_hwpoison >= 0 ? 1 : 0;
+	pc->swp_max = 32 - 1 - marker - pc->swp_device - pc->swp_migration - pc->swp_hwpoison;
+	return 0;
+}
+
+void mm_pages_free(struct ps_walker *w)
+{
+	struct mm_page_cache *pc = w->pages;
+	if (!pc)
+		return;
+	free(pc->tag), free(pc->ok), free(pc->data), free(pc);
+	w->pages = NULL;
+}
+
+/* ---- struct page reads -------------------------------------------------------------------- */
+
+static bool vmci(struct ps_walker *w, const char *key, uint64_t *v)
+{
+	return ps_core_vmcoreinfo_u64(&w->c, key, v);
+}
+
+/* Where struct pages are when the architecture has no vmemmap (its pfn_to_page gives 0):
+ * classic SPARSEMEM through mem_section, or FLATMEM through the one node's node_mem_map.
+ * Everything comes from VMCOREINFO (kernel/crash_core.c): SYMBOL(mem_section) is the value
+ * of the mem_section array/pointer, LENGTH its roots, SIZE/OFFSET the section layout;
+ * SPARSEMEM_EXTREME has PAGE_SIZE / SIZE(mem_section) sections per root, the static form
+ * one (then LENGTH is 1 << (MAX_PHYSMEM_BITS - SECTION_SIZE_BITS)). */
+static void memmap_init(struct ps_walker *w)
+{
+	struct mm_page_cache *pc = w->pages;
+	pc->memmap_tried = true;
+	pc->last_sec = UINT64_MAX;
+	uint64_t bits, maxbits;
+	if (vmci(w, "SYMBOL(mem_section)", &pc->sec_table) && pc->sec_table &&
+	    vmci(w, "LENGTH(mem_section)", &pc->sec_roots) && pc->sec_roots &&
+	    vmci(w, "SIZE(mem_section)", &pc->sec_size) && pc->sec_size && pc->sec_size <= 4096 &&
+	    vmci(w, "OFFSET(mem_section.section_mem_map)", &pc->sec_map_off) &&
+	    vmci(w, "NUMBER(SECTION_SIZE_BITS)", &bits) && bits > w->c.page_shift && bits < 48 &&
+	    vmci(w, "NUMBER(MAX_PHYSMEM_BITS)", &maxbits) && maxbits >= bits && maxbits < 64) {
+		pc->sec_pfn_shift = (unsigned)bits - w->c.page_shift;
+		pc->sec_extreme = pc->sec_roots != UINT64_C(1) << (maxbits - bits);
+		pc->sec_per_root = pc->sec_extreme ? w->c.page_size / pc->sec_size : 1;
+		pc->sparse = pc->sec_per_root > 0;
+		return;
+	}
+	uint64_t pgdat, off_map, off_start, off_span;
+	if (vmci(w, "SYMBOL(contig_page_data)", &pgdat) &&
+	    vmci(w, "OFFSET(pglist_data.node_mem_map)", &off_map) &&
+	    vmci(w, "OFFSET(pglist_data.node_start_pfn)", &off_start) &&
+	    vmci(w, "OFFSET(pglist_data.node_spanned_pages)", &off_span) &&
+	    ps_kread_ptr(&w->c, pgdat + off_map, &pc->flat_map) == PS_READ_OK &&
+	    ps_kread_ptr(&w->c, pgdat + off_start, &pc->flat_start) == PS_READ_OK &&
+	    ps_kread_ptr(&w->c, pgdat + off_span, &pc->flat_pages) == PS_READ_OK && pc->flat_map)
+		pc->flat = true;
+}
+
+/* The kernel's SECTION_MAP_MASK of 6.1: flags in bits 0-4 (present, has mem_map, online,
+ * early, ZONE_DEVICE taint) below the encoded pointer (mem_map - section start PFN). */
+#define SECTION_MAP_FLAGS UINT64_C(0x1f)
+#define SECTION_HAS_MEM_MAP UINT64_C(0x2)
+
+uint64_t mm_memmap_page_addr(struct ps_walker *w, uint64_t pfn)
+{
+	struct mm_page_cache *pc = w->pages;
+	if (!pc->memmap_tried)
+		memmap_init(w);
+	if (pc->sparse) {
+		uint64_t sec = pfn >> pc->sec_pfn_shift;
+		if (sec != pc->last_sec) {
+			pc->last_sec = sec;
+			pc->last_sec_map = 0;
+			uint64_t root = sec / pc->sec_per_root, entry, map = 0;
+			if (root >= pc->sec_roots)
+				return 0;
+			if (pc->sec_extreme) {
+				uint64_t rp;
+				if (ps_kread_ptr(&w->c, pc->sec_table + root * w->c.ptr_size, &rp) != PS_READ_OK || !rp)
+					return 0;
+				entry = rp + (sec % pc->sec_per_root) * pc->sec_size;
+			} else {
+				entry = pc->sec_table + sec * pc->sec_size;
+			}
+			if (ps_kread_ptr(&w->c, entry + pc->sec_map_off, &map) != PS_READ_OK ||
+			    !(map & SECTION_HAS_MEM_MAP))
+				return 0;
+			pc->last_sec_map = map & ~SECTION_MAP_FLAGS;
+		}
+		return pc->last_sec_map ? pc->last_sec_map + pfn * pc->psize : 0;
+	}
+	if (pc->flat && pfn >= pc->flat_start && pfn - pc->flat_start < pc->flat_pages)
+		return pc->flat_map + (pfn - pc->flat_start) * pc->psize;
+	return 0;
+}
+
+static uint64_t page_addr(struct ps_walker *w, uint64_t pfn)
+{
+	uint64_t a = w->c.arch->pfn_to_page ? w->c.arch->pfn_to_page(&w->c, pfn) : 0;
+	return a ? a : mm_memmap_page_addr(w, pfn);
+}
+
+/* The struct page of PFN (psize bytes), or NULL when it cannot be read. Valid until the
+ * next call. */
+static const uint8_t *page_struct(struct ps_walker *w, uint64_t pfn)
+{
+	struct mm_page_cache *pc = w->pages;
+	uint64_t win = pfn / WIN_PAGES;
+	size_t slot = (size_t)(win % CACHE_SLOTS);
+	uint8_t *data = pc->data + slot * WIN_PAGES * pc->psize;
+	if (pc->tag[slot] != win + 1) {
+		pc->tag[slot] = win + 1;
+		pc->ok[slot] = 0;
+		uint64_t base = page_addr(w, win * WIN_PAGES);
+		if (base) {
+			size_t len = WIN_PAGES * pc->psize;
+			uint64_t before = w->c.stats.other_bytes;
+			pc->ok[slot] = ps_kread(&w->c, base, data, len) == PS_READ_OK;
+			w->c.stats.other_bytes = before;
+			w->c.stats.page_struct_bytes += len;
+		}
+	}
+	if (pc->ok[slot])
+		return data + (pfn % WIN_PAGES) * pc->psize;
+	/* The window straddles something unreadable (the end of a memory section): this page
+	 * alone. */
+	uint64_t a = page_addr(w, pfn);
+	if (!a)
+		return NULL;
+	uint64_t before = w->c.stats.other_bytes;
+	enum ps_read_status st = ps_kread(&w->c, a, pc->single, pc->psize);
+	w->c.stats.other_bytes = before;
+	w->c.stats.page_struct_bytes += pc->psize;
+	return st == PS_READ_OK ? pc->single : NULL;
+}
+
+/* SIZE bytes at byte offset OFF from the struct page of PFN (OFF may reach into the
+ * following struct pages, as folio members do). */
+static bool page_field(struct ps_walker *w, uint64_t pfn, int64_t off, unsigned size, uint64_t *out)
+{
+	struct mm_page_cache *pc = w->pages;
+	if (off < 0)
+		return false;
+	uint64_t idx = (uint64_t)off / pc->psize, in = (uint64_t)off % pc->psize;
+	if (in + size > pc->psize)
+		return false;
+	const uint8_t *p = page_struct(w, pfn + idx);
+	if (!p)
+		return false;
+	switch (size) {
+	case 1: *out = p[in]; return true;
+	case 2: *out = ps_load_u16(&w->c, p + in); return true;
+	case 4: *out = ps_load_u32(&w->c, p + in); return true;
+	case 8: *out = ps_load_u64(&w->c, p + in); return true;
+	default: return false;
+	}
+}
+
+struct pg {
+	uint64_t flags, head, mapping;
+	int32_t mapcount, refcount;
+	uint32_t type;
+};
+
+static bool load_pg(struct ps_walker *w, uint64_t pfn, struct pg *g)
+{
+	struct mm_page_cache *pc = w->pages;
+	const uint8_t *p = page_struct(w, pfn);
+	if (!p)
+		return false;
+	g->flags = pc->flags_size == 8 ? ps_load_u64(&w->c, p + pc->o_flags) : ps_load_u32(&w->c, p + pc->o_flags);
+	g->head = ps_load_ptr(&w->c, p + pc->o_head);
+	g->mapping = ps_load_ptr(&w->c, p + pc->o_mapping);
+	g->mapcount = ps_load_s32(&w->c, p + pc->o_map);
+	g->refcount = ps_load_s32(&w->c, p + pc->o_ref);
+	g->type = ps_load_u32(&w->c, p + pc->o_type);
+	return true;
+}
+
+static inline bool fbit(uint64_t flags, int bit)
+{
+	return bit >= 0 && (flags >> bit & 1);
+}
+
+static inline uint64_t copy_bit(uint64_t flags, int kbit, unsigned ubit)
+{
+	return fbit(flags, kbit) ? UINT64_C(1) << ubit : 0;
+}
+
+struct page_facts {
+	uint64_t mapcount, refcount, pflags;
+};
+
+/* Head PFN of a tail page whose compound_head field (bit 0 cleared) is HEAD_ADDR. */
+static bool head_pfn_of(struct ps_walker *w, uint64_t pfn, uint64_t head_addr, uint64_t *head_pfn)
+{
+	uint64_t me = page_addr(w, pfn);
+	size_t ps = w->pages->psize;
+	if (!me || head_addr > me)
+		return false;
+	uint64_t d = me - head_addr;
+	if (d % ps || d / ps == 0 || d / ps >= (UINT64_C(1) << MAX_FOLIO_ORDER) || d / ps > pfn)
+		return false;
+	*head_pfn = pfn - d / ps;
+	return true;
+}
+
+/* What /proc/kpagecount, page_count() and /proc/kpageflags say for PFN. -1: a struct page
+ * cannot be read; -2: compound_head points nowhere sensible. */
+static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
+{
+	struct mm_page_cache *pc = w->pages;
+	struct pg p, h;
+	if (!load_pg(w, pfn, &p))
+		return -1;
+	bool tail = p.head & 1;
+	bool headflag = fbit(p.flags, pc->pg_head);
+	bool compound = headflag || tail;
+	uint64_t head_pfn = pfn;
+	h = p;
+	if (tail) {
+		if (!head_pfn_of(w, pfn, p.head - 1, &head_pfn))
+			return -2;
+		if (!load_pg(w, head_pfn, &h))
+			return -1;
+	}
+	uint64_t v;
+	bool hugetlb = false, double_map = false;
+	int64_t folio_mapcount = -1; /* entire/compound mapcount, raw (-1 = none) */
+	if (compound) {
+		if (pc->o_dtor >= 0 && pc->hugetlb_dtor != PS_KI_ABSENT && page_field(w, head_pfn, pc->o_dtor, 1, &v))
+			hugetlb = (int64_t)v == pc->hugetlb_dtor;
+		if (pc->o_entire >= 0 && page_field(w, head_pfn, pc->o_entire, 4, &v))
+			folio_mapcount = (int32_t)v;
+		else if (pc->o_cmapcount >= 0 && page_field(w, head_pfn, pc->o_cmapcount, 4, &v))
+			folio_mapcount = (int32_t)v;
+		if (pc->pg_double_map >= 0 && page_field(w, head_pfn, pc->o_flags1, pc->flags_size, &v))
+			double_map = fbit(v, pc->pg_double_map);
+	}
+	bool anon = h.mapping & 1;                /* PAGE_MAPPING_ANON, on the folio */
+	bool ksm = (h.mapping & 3) == 3;          /* PAGE_MAPPING_KSM */
+	bool slab = fbit(h.flags, pc->pg_slab);   /* PageSlab: PF_NO_TAIL, the head's */
+	bool has_type = (int32_t)p.type < PAGE_MAPCOUNT_RESERVE;
+
+	/* page_mapcount() */
+	int64_t mc = (int64_t)p.mapcount + 1;
+	if (compound) {
+		if (pc->o_entire >= 0) {
+			mc += folio_mapcount + 1;
+		} else if (anon || hugetlb) {
+			mc += folio_mapcount + 1;
+			if (double_map)
+				mc--;
+		}
+	}
+	f->mapcount = slab || has_type || mc < 0 ? 0 : (uint64_t)mc;
+	f->refcount = h.refcount < 0 ? PS_UNKNOWN : (uint64_t)h.refcount;
+
+	/* folio_mapped() */
+	bool mapped;
+	if (!compound) {
+		mapped = p.mapcount >= 0;
+	} else if (folio_mapcount >= 0) {
+		mapped = true;
+	} else if (hugetlb) {
+		mapped = false;
+	} else {
+		mapped = p.mapcount >= 0;
+		uint64_t order;
+		if (!mapped && pc->any_mapped_head == head_pfn + 1) {
+			mapped = pc->any_mapped;
+		} else if (!mapped && pc->o_order >= 0 && page_field(w, head_pfn, pc->o_order, 1, &order) &&
+			   order <= MAX_FOLIO_ORDER) {
+			/* Any subpage mapped by a PTE; remembered per folio so a folio costs one
+			 * scan however many of its pages are asked about. */
+			for (uint64_t i = 0; i < (UINT64_C(1) << order) && !mapped; i++) {
+				struct pg s;
+				if (load_pg(w, head_pfn + i, &s))
+					mapped = s.mapcount >= 0;
+			}
+			pc->any_mapped_head = head_pfn + 1;
+			pc->any_mapped = mapped;
+		}
+	}
+
+	uint64_t u = 0;
+	if (!slab && mapped)
+		u |= PS_PF(PS_PF_MMAP);
+	if (anon)
+		u |= PS_PF(PS_PF_ANON);
+	if (ksm)
+		u |= PS_PF(PS_PF_KSM);
+	if (headflag)
+		u |= PS_PF(PS_PF_COMPOUND_HEAD);
+	if (tail)
+		u |= PS_PF(PS_PF_COMPOUND_TAIL);
+	if (hugetlb) {
+		u |= PS_PF(PS_PF_HUGE);
+	} else if (compound) {
+		if (fbit(h.flags, pc->pg_lru) || anon)
+			u |= PS_PF(PS_PF_THP);
+		else if (pc->huge_zero_page && page_addr(w, head_pfn) == pc->huge_zero_page)
+			u |= PS_PF(PS_PF_ZERO_PAGE) | PS_PF(PS_PF_THP);
+	} else if (pfn == pc->zero_pfn) {
+		u |= PS_PF(PS_PF_ZERO_PAGE);
+	}
+	if ((p.type & (PAGE_TYPE_BASE | pc->type_buddy)) == PAGE_TYPE_BASE)
+		u |= PS_PF(PS_PF_BUDDY);
+	if ((p.type & (PAGE_TYPE_BASE | pc->type_offline)) == PAGE_TYPE_BASE)
+		u |= PS_PF(PS_PF_OFFLINE);
+	if ((p.type & (PAGE_TYPE_BASE | pc->type_table)) == PAGE_TYPE_BASE)
+		u |= PS_PF(PS_PF_PGTABLE);
+	if (fbit(h.flags, pc->pg_idle)) /* page_is_idle: the folio's flag on 64-bit */
+		u |= PS_PF(PS_PF_IDLE);
+	if (fbit(h.flags, pc->pg_young))
+		u |= PS_PF(PS_PF_YOUNG);
+	uint64_t k = p.flags;
+	u |= copy_bit(k, pc->pg_locked, PS_PF_LOCKED);
+	u |= copy_bit(k, pc->pg_slab, PS_PF_SLAB);
+	if (tail && slab)
+		u |= PS_PF(PS_PF_SLAB);
+	u |= copy_bit(k, pc->pg_error, PS_PF_ERROR);
+	u |= copy_bit(k, pc->pg_dirty, PS_PF_DIRTY);
+	u |= copy_bit(k, pc->pg_uptodate, PS_PF_UPTODATE);
+	u |= copy_bit(k, pc->pg_writeback, PS_PF_WRITEBACK);
+	u |= copy_bit(k, pc->pg_lru, PS_PF_LRU);
+	u |= copy_bit(k, pc->pg_referenced, PS_PF_REFERENCED);
+	u |= copy_bit(k, pc->pg_active, PS_PF_ACTIVE);
+	u |= copy_bit(k, pc->pg_reclaim, PS_PF_RECLAIM);
+	if (fbit(h.flags, pc->pg_swapbacked) && fbit(h.flags, pc->pg_swapcache))
+		u |= PS_PF(PS_PF_SWAPCACHE); /* PageSwapCache: the folio's flags */
+	u |= copy_bit(k, pc->pg_swapbacked, PS_PF_SWAPBACKED);
+	u |= copy_bit(k, pc->pg_unevictable, PS_PF_UNEVICTABLE);
+	u |= copy_bit(k, pc->pg_mlocked, PS_PF_MLOCKED);
+	u |= copy_bit(k, pc->pg_hwpoison, PS_PF_HWPOISON);
+	u |= copy_bit(k, pc->pg_uncached, KPF_UNCACHED);
+	u |= copy_bit(k, pc->pg_reserved, KPF_RESERVED);
+	u |= copy_bit(k, pc->pg_mappedtodisk, PS_PF_MAPPEDTODISK);
+	u |= copy_bit(k, pc->pg_private, PS_PF_PRIVATE);
+	u |= copy_bit(k, pc->pg_private_2, PS_PF_PRIVATE_2);
+	u |= copy_bit(k, pc->pg_owner_priv_1, PS_PF_OWNER_PRIVATE);
+	u |= copy_bit(k, pc->pg_arch_1, KPF_ARCH);
+	u |= copy_bit(k, pc->pg_arch_2, KPF_ARCH_2);
+	f->pflags = u;
+	return 0;
+}
+
+/* ---- the page-table walk of one VMA -------------------------------------------------------- */
+
+struct vwalk {
+	struct ps_walker *w;
+	const struct mm_space *mm;
+	const struct mm_vma *vma;
+	struct ps_vma_sum sum;
+	bool write_runs;
+	/* a pending u run (written when something else comes) */
+	bool have_u;
+	struct ps_unknown_range u;
+	char u_reason[64];
+	/* page problems, one warn per VMA and kind (a bad region is thousands of pages) */
+	uint64_t n_beyond, n_unreadable, n_badhead;
+	uint64_t first_beyond, first_unreadable, first_badhead; /* VAs */
+};
+
+static void note(uint64_t *n, uint64_t *first, uint64_t va, uint64_t count)
+{
+	if (!*n)
+		*first = va;
+	*n += count;
+}
+
+static void flush_unknown(struct vwalk *k)
+{
+	if (!k->have_u)
+		return;
+	k->have_u = false;
+	ps_sum_add_unknown(&k->sum, &k->u);
+	k->w->res->unknown_pages += k->u.npages;
+	if (k->write_runs && ps_write_unknown(k->w->out, &k->u) < 0)
+		k->w->write_failed = true;
+}
+
+static void add_unknown(struct vwalk *k, uint64_t va, uint64_t npages, const char *reason)
+{
+	uint32_t ps = k->w->c.page_size;
+	if (k->have_u && strcmp(k->u_reason, reason) == 0 && k->u.vaddr + k->u.npages * ps == va) {
+		k->u.npages += npages;
+		return;
+	}
+	flush_unknown(k);
+	snprintf(k->u_reason, sizeof k->u_reason, "%s", reason);
+	k->u = (struct ps_unknown_range){ .mm = k->mm->id, .vaddr = va, .npages = npages,
+					  .reason = k->u_reason };
+	k->have_u = true;
+}
+
+static void emit_map(struct vwalk *k, const struct ps_map *m, bool count_in_sum)
+{
+	struct ps_walker *w = k->w;
+	flush_unknown(k);
+	if (count_in_sum)
+		ps_sum_add_map(&k->sum, m, w->c.page_size);
+	w->res->pages += m->npages;
+	if (m->excluded)
+		w->res->excluded_pages += m->npages;
+	if (k->write_runs && ps_write_map(w->out, m) < 0)
+		w->write_failed = true;
+}
+
+static enum ps_swap_kind swap_kind(const struct mm_page_cache *pc, uint64_t type)
+{
+	if (pc->have_nr_swapfiles ? type < pc->nr_swapfiles : type < pc->swp_max)
+		return PS_SWAP;
+	if (type < pc->swp_max)
+		return PS_SWAP_OTHER; /* a swap type no device uses: corrupt or stale */
+	uint64_t t = type - pc->swp_max;
+	if (t < pc->swp_hwpoison)
+		return PS_SWAP_HWPOISON;
+	t -= pc->swp_hwpoison;
+	if (t < pc->swp_migration)
+		return PS_SWAP_MIGRATION;
+	t -= pc->swp_migration;
+	if (t < pc->swp_device)
+		return PS_SWAP_DEVICE;
+	return PS_SWAP_OTHER; /* PTE marker, swap-in error */
+}
+
+/* Without zero_pfn/empty_zero_page (kallsyms without KALLSYMS_ALL has no data symbols):
+ * a special PTE outside VM_PFNMAP/VM_MIXEDMAP VMAs can only map the zero page
+ * (vm_normal_page() of 6.1 reports anything else as a bad PTE), and the zero page is
+ * PG_reserved. */
+static void learn_zero_pfn(struct vwalk *k, uint64_t pfn)
+{
+	struct ps_walker *w = k->w;
+	struct mm_page_cache *pc = w->pages;
+	const uint64_t VM_PFNMAP = 0x400, VM_MIXEDMAP = 0x10000000;
+	struct pg g;
+	if (k->vma->flags & (VM_PFNMAP | VM_MIXEDMAP) || !load_pg(w, pfn, &g))
+		return;
+	if (fbit(g.flags, pc->pg_reserved) && !(g.head & 1) && !fbit(g.flags, pc->pg_head))
+		pc->zero_pfn = pfn;
+}
+
+/* Likewise huge_zero_page: a huge leaf in an anonymous private VMA whose compound page is
+ * neither anon nor on an LRU can only be the huge zero page (do_huge_pmd_anonymous_page). */
+static void learn_huge_zero_page(struct vwalk *k, uint64_t head_pfn)
+{
+	struct ps_walker *w = k->w;
+	struct mm_page_cache *pc = w->pages;
+	const uint64_t VM_SHARED = 0x8, VM_PFNMAP = 0x400, VM_MIXEDMAP = 0x10000000;
+	struct pg g;
+	if (k->vma->flags & (VM_SHARED | VM_PFNMAP | VM_MIXEDMAP) || !load_pg(w, head_pfn, &g))
+		return;
+	if (fbit(g.flags, pc->pg_head) && !(g.head & 1) && !(g.mapping & 1) && !fbit(g.flags, pc->pg_lru))
+		pc->huge_zero_page = page_addr(w, head_pfn);
+}
+
+static void leaf(struct vwalk *k, uint64_t va, uint64_t npages, unsigned shift, const struct ps_pt_entry *e)
+{
+	struct ps_walker *w = k->w;
+	struct mm_page_cache *pc = w->pages;
+	const struct ps_target *t = &w->c.t;
+	unsigned pshift = w->c.page_shift;
+	uint64_t pfn0 = e->addr >> pshift;
+	if (!pc->huge_zero_page && shift > pshift && !k->vma->file)
+		learn_huge_zero_page(k, pfn0 - ((va & ((UINT64_C(1) << shift) - 1)) >> pshift));
+	for (uint64_t i = 0; i < npages && !w->write_failed; i++) {
+		uint64_t pfn = pfn0 + i, vaddr = va + (i << pshift);
+		struct ps_map m = { .mm = k->mm->id, .vaddr = vaddr, .pfn = pfn, .npages = 1,
+				    .pte = e->pte, .shift = shift };
+		if (w->c.max_pfn && pfn >= w->c.max_pfn) {
+			if (e->special) {
+				/* A PFN map of memory without struct pages (device memory): what
+				 * kpageflags says for a frame without a page. Not resident in smaps. */
+				m.mapcount = 0;
+				m.refcount = PS_UNKNOWN;
+				m.pflags = PS_PF(PS_PF_NOPAGE);
+				m.pte.known |= 1u << PS_PTE_EXCLUSIVE;
+				emit_map(k, &m, false);
+				continue;
+			}
+			uint64_t n = npages - i;
+			note(&k->n_beyond, &k->first_beyond, vaddr, n);
+			add_unknown(k, vaddr, n, "bad-entry");
+			return;
+		}
+		if (pc->zero_pfn == PS_UNKNOWN && e->special && shift == pshift)
+			learn_zero_pfn(k, pfn);
+		struct page_facts f;
+		int pr = page_facts(w, pfn, &f);
+		if (pr != 0) {
+			if (pr == -2)
+				note(&k->n_badhead, &k->first_badhead, vaddr, 1);
+			else
+				note(&k->n_unreadable, &k->first_unreadable, vaddr, 1);
+			add_unknown(k, vaddr, 1, pr == -2 ? "bad-entry" : "page-unreadable");
+			continue;
+		}
+		m.mapcount = f.mapcount;
+		m.refcount = f.refcount;
+		m.pflags = f.pflags;
+		/* pagemap's "exclusively mapped" (bit 56): vm_normal_page() exists and
+		 * page_mapcount() == 1 (fs/proc/task_mmu.c of 6.1). */
+		m.pte.known |= 1u << PS_PTE_EXCLUSIVE;
+		m.pte.set &= (uint8_t)~(1u << PS_PTE_EXCLUSIVE);
+		if (!e->special && f.mapcount == 1)
+			m.pte.set |= 1u << PS_PTE_EXCLUSIVE;
+		if (t->ops->pfn_status) {
+			enum ps_read_status st = t->ops->pfn_status(t->ctx, pfn);
+			if (st == PS_READ_EXCLUDED) {
+				m.excluded = true;
+				m.reason = "dumplevel";
+			} else if (st != PS_READ_OK) {
+				m.excluded = true;
+				m.reason = "missing";
+			}
+		}
+		/* smaps counts only what vm_normal_page() finds: special PTEs (PFN maps, the
+		 * zero page) are not resident there. */
+		emit_map(k, &m, !e->special && pfn != pc->zero_pfn);
+	}
+}
+
+static int visit(void *arg, enum ps_pt_event ev, uint64_t va, uint64_t npages, unsigned shift,
+		 const struct ps_pt_entry *e)
+{
+	struct vwalk *k = arg;
+	struct ps_walker *w = k->w;
+	if (w->write_failed)
+		return 1;
+	switch (ev) {
+	case PS_PT_EV_LEAF:
+		leaf(k, va, npages, shift, e);
+		break;
+	case PS_PT_EV_SWAP: {
+		flush_unknown(k);
+		struct ps_swap s = { .mm = k->mm->id, .vaddr = va, .npages = npages, .type = e->swp_type,
+				     .offset = e->swp_off, .kind = swap_kind(w->pages, e->swp_type) };
+		ps_sum_add_swap(&k->sum, &s);
+		w->res->swap_entries += npages;
+		if (k->write_runs && ps_write_swap(w->out, &s) < 0)
+			w->write_failed = true;
+		break;
+	}
+	case PS_PT_EV_UNREADABLE: {
+		const char *why = e && e->why && strstr(e->why, "exclu") ? "pgtable-excluded" : "pgtable-unreadable";
+		mm_warn(w, k->mm->id, va, "page table covering %" PRIu64 " pages unreadable: %s", npages,
+			e && e->why ? e->why : "?");
+		add_unknown(k, va, npages, why);
+		break;
+	}
+	case PS_PT_EV_BAD:
+		mm_warn(w, k->mm->id, va, "bad page-table entry covering %" PRIu64 " pages: %s", npages,
+			e && e->why ? e->why : "?");
+		add_unknown(k, va, npages, "bad-entry");
+		break;
+	}
+	return w->write_failed ? 1 : 0;
+}
+
+int mm_walk_vma_pages(struct ps_walker *w, const struct mm_space *mm, uint64_t top,
+		      const struct mm_vma *v)
+{
+	struct vwalk k = { .w = w, .mm = mm, .vma = v,
+			   .write_runs = w->opt->detail == PS_DETAIL_PAGES };
+	k.sum.mm = mm->id;
+	k.sum.start = v->start;
+	w->c.pt_trace = w->trace;
+	w->c.pt_trace_id = mm->id;
+	w->c.err[0] = 0;
+	int r = ps_pt_walk(&w->c, top, v->start, v->end, visit, &k);
+	w->c.pt_trace = NULL;
+	if (r < 0 && w->c.err[0])
+		mm_warn(w, mm->id, v->start, "page-table walk failed: %s", w->c.err);
+	flush_unknown(&k);
+	if (k.n_beyond)
+		mm_warn(w, mm->id, k.first_beyond, "%" PRIu64 " pages map frames beyond the end of memory "
+			"(max_pfn %" PRIx64 "): bad page-table entries", k.n_beyond, w->c.max_pfn);
+	if (k.n_unreadable)
+		mm_warn(w, mm->id, k.first_unreadable, "%" PRIu64 " pages: struct page unreadable", k.n_unreadable);
+	if (k.n_badhead)
+		mm_warn(w, mm->id, k.first_badhead, "%" PRIu64 " pages: struct page with a bad compound_head",
+			k.n_badhead);
+	if (!w->write_failed && ps_write_sum(w->out, &k.sum) < 0)
+		w->write_failed = true;
+	return r < 0 && !w->c.err[0] ? -1 : 0;
+}
