@@ -5,5 +5,7 @@
 int ps_cmd_report(int argc, char **argv);  /* analyzer/cmd_report.c */
 int ps_cmd_diff(int argc, char **argv);    /* analyzer/cmd_report.c */
 int ps_cmd_snap(int argc, char **argv);    /* live/snap.c */
+int ps_cmd_extract(int argc, char **argv); /* coredump/cmd_extract.c */
+int ps_cmd_profile(int argc, char **argv); /* coredump/cmd_profile.c */
 
 #endif

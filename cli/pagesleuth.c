@@ -1,5 +1,5 @@
-/* pagesleuth.c - command dispatch. Data flows one way: a source (snap, later extract)
- * writes records; report and diff read them. */
+/* pagesleuth.c - command dispatch. Data flows one way: a source (snap, extract) writes
+ * records; report and diff read them. profile prepares type information for extract. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +13,8 @@ static const struct {
 	{ "report", ps_cmd_report, "analyse record files: summaries, maps, PSS/USS, charts, HTML" },
 	{ "diff", ps_cmd_diff, "compare two snapshots: what grew and shrank per process and unit" },
 	{ "snap", ps_cmd_snap, "snapshot this running system's processes into records (live)" },
+	{ "extract", ps_cmd_extract, "read a kernel dump (vmcore, kdump) into records" },
+	{ "profile", ps_cmd_profile, "write a kernel's type information as a small profile" },
 };
 
 static void usage(FILE *out)

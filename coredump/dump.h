@@ -24,10 +24,15 @@ void ps_dump_close(struct ps_dump *d);
 const struct ps_target *ps_dump_target(struct ps_dump *d);
 
 /* For the record header. */
-const char *ps_dump_format(const struct ps_dump *d);   /* "elf", "kdump", "kdump-flattened" */
+/* "elf", "kdump", "kdump-flattened" (also "elf-flattened"; libkdumpfile's name for others) */
+const char *ps_dump_format(const struct ps_dump *d);
 /* makedumpfile dump level (bitmask 0-31), or -1 when the dump is not filtered / unknown. */
 int ps_dump_level(const struct ps_dump *d);
 /* Crash time (VMCOREINFO CRASHTIME or the kdump header), seconds since the epoch, or 0. */
 int64_t ps_dump_time(const struct ps_dump *d);
+
+/* Why the last read_phys returned PS_READ_ERROR ("physical address 0x...: libkdumpfile's
+ * text"), "" if none did. For diagnostics. */
+const char *ps_dump_last_error(const struct ps_dump *d);
 
 #endif

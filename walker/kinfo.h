@@ -120,7 +120,14 @@
 	X(PAGE, "page", KI_REQ)                                                                \
 	X(MAPLE_NODE, "maple_node", KI_OPT)                                                    \
 	X(PAGE_EXT, "page_ext", KI_OPT)                                                        \
-	X(MEM_SECTION_STRUCT, "mem_section", KI_OPT) /* not MEM_SECTION: that is the symbol */
+	X(MEM_SECTION_STRUCT, "mem_section", KI_OPT) /* not MEM_SECTION: that is the symbol */ \
+	/* Not used by the walk: VMCOREINFO states them, so they check that the type \
+	 * information belongs to the dump (ps_walker_set_kinfo). */                           \
+	X(PGLIST_DATA, "pglist_data", KI_OPT)                                                  \
+	X(ZONE, "zone", KI_OPT)                                                                \
+	X(FREE_AREA, "free_area", KI_OPT)                                                      \
+	X(PRINTK_RINGBUFFER, "printk_ringbuffer", KI_OPT)                                      \
+	X(PRINTK_INFO, "printk_info", KI_OPT)
 
 /* X(ID, "ENUMERATOR", REQ|OPT) -> value (enum pageflags and friends) */
 #define PS_KI_ENUMS(X)                                                                        \

@@ -305,6 +305,47 @@ static bool same_hex_id(const char *a, const char *b)
 	return strncasecmp(a, b, n) == 0;
 }
 
+/* VMCOREINFO states some sizes, offsets and PG_* numbers of the dumped kernel itself; any
+ * that the type information also knows must agree, or the information is for another kernel
+ * (BTF names neither architecture nor release, so this is how a wrong --btf is refused). */
+static int check_against_vmcoreinfo(struct ps_walker *w, const struct ps_kinfo *ki,
+				    const char *src, char **err)
+{
+	char key[160];
+	uint64_t v;
+	for (int i = 0; i < PS_KI_NSIZES; i++) {
+		snprintf(key, sizeof key, "SIZE(%s)", ps_ki_size_name(i));
+		if (ki->size[i] != PS_KI_ABSENT && ps_core_vmcoreinfo_u64(&w->c, key, &v) &&
+		    (uint64_t)ki->size[i] != v) {
+			set_err(err, "%s does not belong to this dump: it says sizeof(%s) = %" PRId64
+				", the dump's VMCOREINFO says %" PRIu64, src, ps_ki_size_name(i),
+				ki->size[i], v);
+			return -1;
+		}
+	}
+	for (int i = 0; i < PS_KI_NMEMBERS; i++) {
+		snprintf(key, sizeof key, "OFFSET(%s)", ps_ki_member_name(i));
+		if (ki->member[i].offset != PS_KI_ABSENT && ps_core_vmcoreinfo_u64(&w->c, key, &v) &&
+		    (uint64_t)ki->member[i].offset != v) {
+			set_err(err, "%s does not belong to this dump: it says offsetof(%s) = %" PRId64
+				", the dump's VMCOREINFO says %" PRIu64, src, ps_ki_member_name(i),
+				ki->member[i].offset, v);
+			return -1;
+		}
+	}
+	for (int i = 0; i < PS_KI_NENUMS; i++) {
+		snprintf(key, sizeof key, "NUMBER(%s)", ps_ki_enum_name(i));
+		if (ki->enumval[i] != PS_KI_ABSENT && ps_core_vmcoreinfo_u64(&w->c, key, &v) &&
+		    ki->enumval[i] != (int64_t)v) {
+			set_err(err, "%s does not belong to this dump: it says %s = %" PRId64
+				", the dump's VMCOREINFO says %" PRId64, src, ps_ki_enum_name(i),
+				ki->enumval[i], (int64_t)v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int ps_walker_set_kinfo(struct ps_walker *w, const struct ps_kinfo *ki, char **err)
 {
 	const char *src = ki->source[0] ? ki->source : "type information";
@@ -331,6 +372,8 @@ int ps_walker_set_kinfo(struct ps_walker *w, const struct ps_kinfo *ki, char **e
 			ki->build_id, bid);
 		return -1;
 	}
+	if (check_against_vmcoreinfo(w, ki, src, err) != 0)
+		return -1;
 	if (ps_core_set_kinfo(&w->c, ki) != 0) {
 		set_err(err, "%s", w->c.err[0] ? w->c.err : "walker: cannot use the type information");
 		return -1;
