@@ -330,8 +330,10 @@ int ps_core_symbol_by_name(struct ps_core *c, const char *name, uint64_t *addr)
 		c->kallsyms_tried = true;
 		char saved[sizeof c->err];
 		memcpy(saved, c->err, sizeof saved);
-		if (ps_kallsyms_load(c) != 0)
+		if (ps_kallsyms_load(c) != 0) {
+			snprintf(c->kallsyms_err, sizeof c->kallsyms_err, "%s", c->err);
 			memcpy(c->err, saved, sizeof saved); /* an absent table is not an error here */
+		}
 	}
 	if (c->kallsyms && ps_kallsyms_lookup(c, name, addr) == 0)
 		return 0;

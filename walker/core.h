@@ -40,6 +40,7 @@ struct ps_core {
 
 	struct ps_kallsyms *kallsyms; /* loaded on first need, NULL if the dump has none */
 	bool kallsyms_tried;
+	char kallsyms_err[512];       /* why kallsyms == NULL after a try */
 
 	struct {
 		uint64_t vpage, ppage; /* page-aligned; vpage 0 = empty slot */

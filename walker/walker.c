@@ -258,9 +258,12 @@ int ps_walker_find_btf(struct ps_walker *w, void **data, size_t *len, char **err
 	bool by_symbol = ps_core_symbol_by_name(&w->c, "__start_BTF", &start) == 0 &&
 			 ps_core_symbol_by_name(&w->c, "__stop_BTF", &stop) == 0;
 	if (!by_symbol && (!w->c.kallsyms || scan_btf(w, &start, &stop) != 0)) {
+		/* Without kallsyms, say why they could not be loaded (not listed, or listed but
+		 * unreadable, as in a truncated dump). */
 		set_err(err, "no BTF in the dump: %s",
 			w->c.kallsyms ? "no __start_BTF symbol and no BTF header after _etext (a kernel "
 					"without CONFIG_DEBUG_INFO_BTF)" :
+			w->c.kallsyms_err[0] ? w->c.kallsyms_err :
 					"no kallsyms tables in VMCOREINFO to find __start_BTF");
 		return -1;
 	}
