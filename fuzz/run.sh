@@ -19,7 +19,9 @@ trap 'rm -rf "$work"' EXIT INT TERM
 cp fuzz/corpus/records/* "$work/"
 mkdir -p "$B/fuzz/artifacts"
 
-# -timeout: a single input taking 10 s is a hang. -rss_limit_mb bounds memory.
+# -timeout: a single input taking 10 s is a hang. -rss_limit_mb bounds memory. A crash must
+# not exit 77 (libFuzzer's default), which tests/run.sh would read as a skip.
 "$B/fuzz/fuzz_records" "$work" \
 	-max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	-error_exitcode=1 -timeout_exitcode=1 \
 	-dict=fuzz/records.dict -artifact_prefix="$B/fuzz/artifacts/" -print_final_stats=1 "$@"

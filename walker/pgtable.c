@@ -115,6 +115,12 @@ static int walk_table(struct walk *w, unsigned level, uint64_t table, bool is_kv
 		fprintf(c->pt_trace, "pt %" PRIu64 " %u 0x%" PRIx64 " 0x%" PRIx64 "\n", c->pt_trace_id,
 			level, table, base);
 
+	/* Tables are at least entry-aligned in hardware; an unaligned pointer from the dump
+	 * would also let a read piece hold less than one entry. */
+	if (table & (esz - 1)) {
+		struct ps_pt_entry e = { .kind = PS_PT_BAD, .addr = table, .why = "misaligned page-table pointer" };
+		return w->visit(w->arg, PS_PT_EV_BAD, start, pages_in(c, start, last), shift, &e);
+	}
 	uint64_t off = i0 * esz, off_end = (i1 + 1) * esz;
 	while (off < off_end) {
 		/* One read per page of the table (the piece up to the next page boundary). */

@@ -242,7 +242,7 @@ static void walk_group(struct walk *k, uint64_t leader)
 	if (!mm_kptr_ok(w, signal, w->c.ptr_size) || ps_kread_ptr(&w->c, head, &next) != PS_READ_OK) {
 		/* No readable thread list (a group being torn down): the leader alone. */
 		if (mm_set_put(&k->threads, leader, 0, false) == 1) {
-			k->budget--;
+			k->budget -= k->budget > 0;
 			add_thread(k, leader, k->leader_buf);
 		}
 		return;
@@ -305,11 +305,11 @@ int mm_collect_tasks(struct ps_walker *w, struct mm_tasklist *tl)
 		mm_warn(w, PS_UNKNOWN, init_task, "cannot read init_task.tasks: %s", ps_read_status_name(st));
 		next = head;
 	}
-	uint64_t nleaders = 0;
 	while (next != head && !k.oom) {
-		if (nleaders++ >= k.budget) {
-			mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "task list longer than %" PRIu64 " entries: cut short",
-				k.budget);
+		/* The budget counts threads (leaders included), which is what memory scales with. */
+		if (k.budget == 0) {
+			mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "more than %" PRIu64 " tasks: task list cut short",
+				w->opt->max_tasks ? w->opt->max_tasks : DEFAULT_MAX_TASKS);
 			break;
 		}
 		uint64_t task = next - toff;

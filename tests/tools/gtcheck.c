@@ -1,6 +1,6 @@
 /* gtcheck.c - compare a record file against the kernel's own view of one process.
  *
- * usage: gtcheck PID RECORDS SMAPS PAGES [PAGES_AFTER]
+ * usage: gtcheck [--referenced] PID RECORDS SMAPS PAGES [PAGES_AFTER]
  *        gtcheck --validate RECORDS
  *
  * SMAPS is a copy of /proc/PID/smaps; PAGES has one line per present page
@@ -21,7 +21,11 @@
  *   - the VMAs equal smaps' VMAs (start, end, perm); per VMA, from the sum record:
  *     resident == (Rss + hugetlb)/pagesize, anon == Anonymous/pagesize, swapped == Swap,
  *     PSS within 1 KiB of smaps Pss; and pages recorded with a huge SHIFT == AnonHugePages +
- *     ShmemPmdMapped + FilePmdMapped (+ hugetlb).
+ *     ShmemPmdMapped + FilePmdMapped (+ hugetlb);
+ *   - with --referenced, also referenced == smaps Referenced/pagesize per VMA. Opt-in: a live
+ *     snapshot cannot see PTE young bits ('?'), so only dump records can match it.
+ * PFLAGS bit 48 (young, a pagesleuth addition) is left out of the kpageflags comparison: the
+ * kernel does not export PG_young, so the ground truth cannot say it.
  * Prints one line per mismatch (VMA, field, expected, got; at most 20 per kind) and
  * "gtcheck: PID N: K VMAs, P pages: OK" or "... FAILED" (exit 1).
  *
@@ -70,7 +74,7 @@ static void push(struct vec *v, struct page pg)
 struct smaps_vma {
 	uint64_t start, end;
 	char perm[5];
-	uint64_t rss, pss, anon, swap, huge_mapped, hugetlb; /* kB */
+	uint64_t rss, pss, anon, swap, huge_mapped, hugetlb, referenced; /* kB */
 };
 
 struct rec_vma {
@@ -85,7 +89,12 @@ static unsigned n_mismatch;
 static unsigned reports_by_kind[16];
 
 enum kind { K_MISSING, K_EXTRA, K_PFN, K_MAPCOUNT, K_FLAGS, K_SWAP, K_VMA, K_RESIDENT, K_ANON,
-	    K_SWAPPED, K_PSS, K_HUGE, K_OTHER };
+	    K_SWAPPED, K_PSS, K_HUGE, K_REFERENCED, K_OTHER };
+
+/* --referenced: compare smaps Referenced with the sum records' referenced. */
+static bool check_referenced;
+/* pagesleuth's own PFLAGS bit for PG_young; /proc/kpageflags has no such bit. */
+#define PFLAG_YOUNG (UINT64_C(1) << 48)
 
 static void mismatch(enum kind k, const char *fmt, ...)
 {
@@ -212,6 +221,8 @@ static size_t read_smaps(const char *path, struct smaps_vma **out)
 			v->anon = kb;
 		else if (strcmp(key, "Swap") == 0)
 			v->swap = kb;
+		else if (strcmp(key, "Referenced") == 0)
+			v->referenced = kb;
 		else if (strcmp(key, "AnonHugePages") == 0 || strcmp(key, "ShmemPmdMapped") == 0 ||
 			 strcmp(key, "FilePmdMapped") == 0)
 			v->huge_mapped += kb;
@@ -264,7 +275,9 @@ static size_t read_records(const char *path, uint64_t pid, uint32_t *page_size, 
 				const struct ps_map *m = &rec.u.map;
 				push(present, (struct page){ .va = m->vaddr + i * *page_size,
 					.pfn = ps_map_pfn_at(m, i),
-					.count = m->mapcount, .flags = m->pflags, .shift = m->shift });
+					.count = m->mapcount,
+					.flags = m->pflags == PS_UNKNOWN ? m->pflags : m->pflags & ~PFLAG_YOUNG,
+					.shift = m->shift });
 				if (m->shift > base_shift && n)
 					(*vmas)[n - 1].huge_pages++;
 			}
@@ -445,6 +458,10 @@ static void compare_vmas(const struct smaps_vma *sv, size_t nsv, const struct re
 		if (!s->hugetlb && (pss_kb > s->pss + 1 || pss_kb + 1 < s->pss))
 			mismatch(K_PSS, "VMA %" PRIx64 "-%" PRIx64 ": PSS expected %" PRIu64 " kB (Pss), got %" PRIu64 " kB",
 				 s->start, s->end, s->pss, pss_kb);
+		if (check_referenced && r->sum.referenced != s->referenced / kb_per_page)
+			mismatch(K_REFERENCED, "VMA %" PRIx64 "-%" PRIx64 ": referenced pages expected %" PRIu64
+				 " (Referenced), got %" PRIu64, s->start, s->end, s->referenced / kb_per_page,
+				 r->sum.referenced);
 		uint64_t want_huge = (s->huge_mapped + s->hugetlb) / kb_per_page;
 		if (r->huge_pages != want_huge)
 			mismatch(K_HUGE, "VMA %" PRIx64 "-%" PRIx64 ": pages in huge leaves expected %" PRIu64
@@ -460,8 +477,12 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--validate") == 0)
 		return validate(argv[2]);
+	if (argc > 1 && strcmp(argv[1], "--referenced") == 0) {
+		check_referenced = true;
+		argv++, argc--;
+	}
 	if (argc != 5 && argc != 6) {
-		fprintf(stderr, "usage: gtcheck PID RECORDS SMAPS PAGES [PAGES_AFTER]\n"
+		fprintf(stderr, "usage: gtcheck [--referenced] PID RECORDS SMAPS PAGES [PAGES_AFTER]\n"
 				"       gtcheck --validate RECORDS\n");
 		return 2;
 	}

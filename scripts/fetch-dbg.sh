@@ -1,0 +1,96 @@
+#!/bin/bash
+# fetch-dbg.sh ARCH PACKAGE VERSION   -- the DWARF vmlinux of a Debian kernel, cached
+# fetch-dbg.sh --fixture NAME|DIR     -- the same for a fixture (its MANIFEST's debug_package)
+#
+# Downloads Debian's linux-image-<release>-dbg .deb for ARCH (x86_64/amd64, arm64, ppc64le/
+# ppc64el, arm/armhf) with the fixtures' private apt state (tests/fixtures/scripts/
+# apt-foreign.sh: nothing is installed or configured on the host), extracts only
+# usr/lib/debug/boot/vmlinux-<release> from it and drops the .deb: the package is 0.3-0.8 GB
+# and everything else in it (modules' debug info) is not needed. Cached in
+# ${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}/dbg/<debarch>/<package>_<version>/: nothing is
+# fetched twice.
+#
+# Prints the vmlinux path (stdout, last line); on stderr one line with the download and
+# extraction times (also kept in the cache as `timing`, so a cached run can still say them).
+# Exit: 0 ok; 3 not available (the exact version left the archive, or the archive cannot be
+# reached: callers skip); 1 anything else (a broken .deb, no vmlinux in it, disk full).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+apt_foreign=$root/tests/fixtures/scripts/apt-foreign.sh
+die() { echo "fetch-dbg: $*" >&2; exit 1; }
+unavailable() { echo "fetch-dbg: $*" >&2; exit 3; }
+
+if [ "${1:-}" = --fixture ]; then
+	[ $# -eq 2 ] || die "usage: fetch-dbg.sh --fixture NAME|DIR"
+	fx=$2
+	[ -d "$fx" ] || fx=$root/tests/fixtures/data/$2
+	man=$fx/MANIFEST
+	[ -f "$man" ] || die "$man: no such file"
+	read -r _ pkg ver _ < <(grep '^debug_package ' "$man") || die "$man: no debug_package line"
+	arch=$(sed -n 's/^fixture //p' "$man")
+else
+	[ $# -eq 3 ] || die "usage: fetch-dbg.sh ARCH PACKAGE VERSION | --fixture NAME|DIR"
+	arch=$1 pkg=$2 ver=$3
+fi
+case $arch in
+x86_64 | amd64) debarch=amd64 ;;
+arm64 | aarch64) debarch=arm64 ;;
+ppc64le | ppc64el) debarch=ppc64el ;;
+arm | armhf) debarch=armhf ;;
+*) die "no Debian architecture for '$arch'" ;;
+esac
+case $pkg in
+linux-image-*-dbg) release=${pkg#linux-image-} release=${release%-dbg} ;;
+*) die "$pkg: not a linux-image-RELEASE-dbg package" ;;
+esac
+
+export PAGESLEUTH_CACHE=${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}
+fver=${ver//:/%3a} # apt-get download URL-encodes the epoch colon
+dir=$PAGESLEUTH_CACHE/dbg/$debarch/${pkg}_$fver
+vmlinux=$dir/vmlinux-$release
+if [ -f "$dir/.ok" ] && [ -f "$vmlinux" ]; then
+	echo "fetch-dbg: cached $vmlinux ($(cat "$dir/timing" 2>/dev/null || echo 'timing unknown'))" >&2
+	echo "$vmlinux"
+	exit 0
+fi
+command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || die "needs apt-get and dpkg-deb (Debian)"
+[ -x "$apt_foreign" ] || [ -f "$apt_foreign" ] || die "$apt_foreign missing"
+
+# The index: refreshed at most daily by apt-foreign.sh. The exact version must be listed.
+bash "$apt_foreign" "$debarch" update || true
+if ! bash "$apt_foreign" "$debarch" apt-cache show "$pkg=$ver" 2>/dev/null | grep -q '^Package:'; then
+	have=$(bash "$apt_foreign" "$debarch" apt-cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | paste -sd, -)
+	[ -n "$have" ] && have="it has $have" || have="nor is any version of it"
+	unavailable "$pkg $ver ($debarch) is not in the archive ($have); snapshot.debian.org keeps old versions"
+fi
+
+mkdir -p "$dir"
+tmp=$(mktemp -d "$dir/tmp.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+t0=$(date +%s.%N)
+if ! (cd "$tmp" && bash "$apt_foreign" "$debarch" apt-get download "$pkg=$ver" >"$tmp/apt.log" 2>&1); then
+	unavailable "apt-get download $pkg=$ver ($debarch) failed: $(grep -v unsandboxed "$tmp/apt.log" | tail -1)"
+fi
+deb=$(ls "$tmp"/*.deb 2>/dev/null | head -1)
+[ -n "$deb" ] || die "apt-get download $pkg=$ver left no .deb"
+t1=$(date +%s.%N)
+size_mb=$(( $(stat -c %s "$deb") / 1000000 ))
+
+# Only the vmlinux: data.tar is sorted, usr/lib/debug/boot/ comes before lib/modules/, and
+# --occurrence=1 lets tar stop there instead of decompressing the whole package (dpkg-deb
+# then dies of SIGPIPE, which is expected; tar's status and the file decide).
+member=./usr/lib/debug/boot/vmlinux-$release
+set +o pipefail
+dpkg-deb --fsys-tarfile "$deb" 2>/dev/null | tar -x -C "$tmp" --occurrence=1 "$member"
+set -o pipefail
+[ -s "$tmp/$member" ] || die "$deb: no $member in the package"
+mv "$tmp/$member" "$vmlinux.new"
+t2=$(date +%s.%N)
+timing=$(awk -v a="$t0" -v b="$t1" -v c="$t2" -v mb="$size_mb" \
+	'BEGIN { printf "download %d MB in %.1f s, vmlinux extracted in %.1f s", mb, b - a, c - b }')
+mv "$vmlinux.new" "$vmlinux"
+echo "$timing" > "$dir/timing"
+echo "$pkg $ver" > "$dir/.ok"
+echo "fetch-dbg: $pkg $ver: $timing -> $vmlinux ($(( $(stat -c %s "$vmlinux") / 1000000 )) MB)" >&2
+echo "$vmlinux"

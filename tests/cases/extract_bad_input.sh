@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# extract_bad_input.sh - `pagesleuth extract` (ASan+UBSan binary) on broken inputs. Each run
+# is bounded by `timeout 60` (a timeout fails) and must end in one of:
+#   exit 2: exactly one error line on stderr naming the file (warning lines before it, e.g.
+#           "truncated ELF dump", are allowed if they name the file too), no output file left;
+#   exit 1: a flagged partial result: the output reads back, has `end status=partial` and
+#           at least one `warn` record;
+# and never a sanitizer report. Where the corruption is local, the result is checked
+# precisely against a clean extraction of the same dump (records.py same-pages).
+#
+# Inputs: missing file, directory, empty file, 1 MiB of seeded random bytes, the x86_64
+# QEMU ELF cut at 1% and 50%, kdump-d1 and the compressed kdump-d31 cut at 50%, the wrong architecture's --vmlinux and
+# --btf for the x86_64 and arm64 dumps, and a COPY of the x86_64 QEMU ELF corrupted in
+# place (found with `extract --trace`, mapped to file offsets through the program headers
+# by lib/elfphys.py, restored after each run):
+#   - the anon-sparse process's PTE table zeroed: its pages in that table's 2 MiB vanish or
+#     become `u`, nothing else changes (exit 0 allowed: a zeroed table is an empty table);
+#   - one of its PTEs pointing at the kernel's max_pfn (from the ground truth's iomem), then
+#     4 GiB beyond the dump's last frame: that page is `u` or `x`, not `m`, exit 1;
+#   - a task's tasks.next pointing back at an earlier task (a task list that loops): no
+#     process is written twice;
+#   - the many-vmas process's maple root with its first slot pointing to itself: no
+#     other process changes, none is written twice.
+# Offsets (task_struct.tasks, maple_arange_64.slot) come from `pagesleuth profile --btf`.
+set -uo pipefail
+cd "${PAGESLEUTH_ROOT:-.}" || exit 1
+. tests/cases/lib/fixtures.sh
+BIN=${PAGESLEUTH:-build-asan/pagesleuth}
+FAST=${PAGESLEUTH_FAST:-build/pagesleuth}
+[ -x "$BIN" ] || { echo "FAIL: no pagesleuth at $BIN"; exit 1; }
+[ -x "$FAST" ] || FAST=$BIN
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+T=$(mktemp -d "${TMPDIR:-/tmp}/extract_bad_input.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0 notes=""
+bad() { echo "FAIL: $*"; fail=1; }
+REC="python3 tests/cases/lib/records.py"
+PHYS="python3 tests/cases/lib/elfphys.py"
+
+# expect NAME ALLOWED NAMES -- ARGS...: run `extract ARGS -o $T/NAME.rec` under timeout 60.
+# ALLOWED: the exit statuses accepted ("2", "12", "012"). NAMES: '|'-separated file names one
+# of which the exit-2 message must contain. Sets RC; returns 0 if the outcome is acceptable.
+expect() {
+	local name=$1 allowed=$2 names=$3 t0 n line ok=0 nm
+	shift 4
+	rm -f "$T/$name.rec"
+	t0=$(fx_now)
+	timeout 60 "$BIN" extract "$@" -o "$T/$name.rec" >"$T/$name.out" 2>"$T/$name.err"
+	RC=$?
+	line=$(grep -v '^$' "$T/$name.err" | head -1)
+	printf '  %-24s exit %s in %5s s: %s\n' "$name" "$RC" "$(fx_elapsed "$t0")" "${line:-(no message)}"
+	if fx_sanitizer_report "$T/$name.err"; then
+		bad "$name: sanitizer report:"; grep -m1 -A12 -E 'ERROR:|runtime error' "$T/$name.err"; return 1
+	fi
+	[ $RC -eq 124 ] && { bad "$name: still running after 60 s"; return 1; }
+	[[ $allowed == *$RC* ]] && [ ${#RC} -eq 1 ] ||
+		{ bad "$name: exit $RC, expected one of ${allowed//?/& }"; return 1; }
+	case $RC in
+	2)
+		# One error line. Warnings before it (a repaired or truncated header) are allowed
+		# when they name the file too; they are shown.
+		n=$(grep -v '^$' "$T/$name.err" | grep -vc '^pagesleuth [a-z]*: warning: ')
+		line=$(grep -v '^$' "$T/$name.err" | grep -v '^pagesleuth [a-z]*: warning: ' | head -1)
+		[ "$n" -eq 1 ] || { bad "$name: exit 2 with $n error lines on stderr, expected one:"; head -5 "$T/$name.err"; return 1; }
+		while IFS= read -r w; do
+			echo "      (warning) $w"
+			ok=0
+			IFS='|' read -ra nm <<<"$names"
+			for n in "${nm[@]}"; do [[ $w == *"$n"* ]] && ok=1; done
+			[ $ok -eq 1 ] || { bad "$name: a warning does not name ${names//|/ or }: $w"; return 1; }
+		done < <(grep '^pagesleuth [a-z]*: warning: ' "$T/$name.err")
+		ok=0
+		IFS='|' read -ra nm <<<"$names"
+		for n in "${nm[@]}"; do [[ $line == *"$n"* ]] && ok=1; done
+		[ $ok -eq 1 ] || { bad "$name: the message does not name ${names//|/ or }: $line"; return 1; }
+		[ -e "$T/$name.rec" ] && { bad "$name: exit 2 left an output file behind"; return 1; }
+		;;
+	1)
+		[ -s "$T/$name.rec" ] || { bad "$name: exit 1 without an output file"; return 1; }
+		"$GTCHECK" --validate "$T/$name.rec" >"$T/$name.valid" ||
+			{ bad "$name: the partial output does not read back: $(cat "$T/$name.valid")"; return 1; }
+		grep -q '^end status=partial' "$T/$name.rec" || { bad "$name: exit 1 but no 'end status=partial'"; return 1; }
+		grep -q '^warn ' "$T/$name.rec" || { bad "$name: exit 1 but no warn record"; return 1; }
+		echo "      $(grep -m1 '^warn ' "$T/$name.rec")"
+		;;
+	esac
+	return 0
+}
+
+GTCHECK=$(fx_gtcheck "$T") || exit 1
+X86=$(fx_dump x86_64 qemu.elf) || exit 1
+X86D1=$(fx_dump x86_64 kdump-d1.kdump) || exit 1
+ARM=$(fx_dump arm64 qemu.elf) || exit 1
+X86BTF=$(fx_btf x86_64) && ARMBTF=$(fx_btf arm64) || exit 1
+
+echo "== files that are not dumps"
+expect missing 2 "$T/no-such.elf" -- "$T/no-such.elf"
+mkdir "$T/dir.elf"
+expect directory 2 "dir.elf" -- "$T/dir.elf"
+: >"$T/empty.elf"
+expect empty 2 "empty.elf" -- "$T/empty.elf"
+python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(4).randbytes(1 << 20))' >"$T/garbage.elf"
+expect garbage 2 "garbage.elf" -- "$T/garbage.elf"
+
+echo "== truncated dumps"
+size=$(stat -c %s "$X86")
+head -c $((size / 100)) "$X86" >"$T/cut1.elf"
+expect elf-cut-1% 12 "cut1.elf" -- "$T/cut1.elf"
+head -c $((size / 2)) "$X86" >"$T/cut50.elf"
+expect elf-cut-50% 12 "cut50.elf" -- "$T/cut50.elf"
+rm -f "$T/cut1.elf" "$T/cut50.elf"
+size=$(stat -c %s "$X86D1")
+head -c $((size / 2)) "$X86D1" >"$T/cut50.kdump"
+expect kdump-cut-50% 12 "cut50.kdump" -- "$T/cut50.kdump"
+rm -f "$T/cut50.kdump"
+X86D31=$(fx_dump x86_64 kdump-d31.kdump) || exit 1
+size=$(stat -c %s "$X86D31")
+head -c $((size / 2)) "$X86D31" >"$T/cut50-c-d31.kdump"
+expect kdump-c-d31-cut-50% 12 "cut50-c-d31.kdump" -- "$T/cut50-c-d31.kdump"
+rm -f "$T/cut50-c-d31.kdump"
+
+echo "== type information for the wrong architecture"
+expect arm64-dump-x86-btf 12 "$(basename "$X86BTF")|$(basename "$ARM")" -- "$ARM" --btf "$X86BTF"
+expect x86-dump-arm64-btf 12 "$(basename "$ARMBTF")|$(basename "$X86")" -- "$X86" --btf "$ARMBTF"
+x86vml=$(scripts/fetch-dbg.sh --fixture x86_64 2>"$T/fetch.err") &&
+	armvml=$(scripts/fetch-dbg.sh --fixture arm64 2>>"$T/fetch.err")
+rc=$?
+if [ $rc -eq 0 ]; then
+	expect arm64-dump-x86-vmlinux 12 "$(basename "$x86vml")|$(basename "$ARM")" -- "$ARM" --vmlinux "$x86vml"
+	expect x86-dump-arm64-vmlinux 12 "$(basename "$armvml")|$(basename "$X86")" -- "$X86" --vmlinux "$armvml"
+elif [ $rc -eq 3 ]; then
+	notes="$notes; --vmlinux of the wrong architecture not tried ($(tail -1 "$T/fetch.err"))"
+else
+	bad "scripts/fetch-dbg.sh: $(tail -1 "$T/fetch.err")"
+fi
+
+echo "== a copy of the x86_64 QEMU ELF, corrupted in place"
+work=$T/work.elf
+cp "$X86" "$work" || { bad "cannot copy $X86"; exit 1; }
+t0=$(fx_now)
+"$FAST" extract "$work" --trace "$T/trace" -o "$T/clean.rec" 2>"$T/clean.err" ||
+	{ bad "clean extraction of the copy failed: $(head -3 "$T/clean.err")"; exit 1; }
+echo "  clean extraction with --trace: $(fx_elapsed "$t0") s, $(wc -l <"$T/trace") trace lines"
+"$FAST" profile --btf "$X86BTF" -o "$T/x86.profile" 2>"$T/profile.err" ||
+	{ bad "profile --btf: $(head -3 "$T/profile.err")"; exit 1; }
+member() { awk -v m="$1" '$1 == "member" && $2 == m { print $3 }' "$T/x86.profile"; }
+off_tasks=$(member task_struct.tasks) off_slot=$(member maple_arange_64.slot)
+[ -n "$off_tasks" ] && [ -n "$off_slot" ] ||
+	{ bad "profile lacks task_struct.tasks or maple_arange_64.slot"; exit 1; }
+fx_groundtruth x86_64 "$T/gt" || exit 1
+pid_of() { awk -v r="$1" '$2 == r { print $1 }' "$T/gt/procs"; }
+mm_of() { awk -v t="tgid=$1" '$1 == "mm" { id = ""; hit = 0
+	for (i = 2; i <= NF; i++) { if ($i ~ /^id=/) id = substr($i, 4); if ($i == t) hit = 1 }
+	if (hit) { print id; exit } }' "$T/clean.rec"; }
+# restore SAVED: put back the bytes a patch replaced (elfphys prints them).
+patch() { # PA HEX -> saves the old bytes for unpatch
+	PATCH_PA=$1
+	PATCH_OLD=$($PHYS "$work" write "$1" "$2") || { bad "cannot patch the copy at $1"; return 1; }
+}
+unpatch() { $PHYS "$work" write "$PATCH_PA" "$PATCH_OLD" >/dev/null || { bad "cannot restore the copy"; exit 1; }; }
+
+# 1. Zeroed PTE table of anon-sparse: the last-level table covering its region.
+pid=$(pid_of anon-sparse) mm=$(mm_of "$(pid_of anon-sparse)")
+read -r rstart _ _ <"$T/gt/regions.$pid"
+# The deepest table of that mm whose VA_START is the highest at or below the region.
+read -r lvl tpa vstart < <(python3 -c '
+import sys
+mm, r, best = sys.argv[1], int(sys.argv[2], 16), None
+for l in open(sys.argv[3]):
+    f = l.split()
+    if len(f) == 5 and f[0] == "pt" and f[1] == mm and int(f[4], 16) <= r:
+        k = (int(f[2]), int(f[4], 16))
+        if best is None or k > best[0]:
+            best = (k, f[3])
+if best:  # no 0x: the shell computes with these
+    print(best[0][0], "%x" % int(best[1], 16), "%x" % best[0][1])' "$mm" "$rstart" "$T/trace")
+if [ -z "${tpa:-}" ]; then
+	bad "no pt line for anon-sparse (pid $pid, mm $mm) in the trace"
+else
+	vend=$(printf %x $((16#$vstart + 0x200000)))
+	echo "  anon-sparse pid $pid: PTE table (level $lvl) at PA $tpa maps $vstart-$vend"
+	patch "$tpa" "$(printf '00%.0s' $(seq 4096))" && {
+		if expect zeroed-pte-table 012 "work.elf" -- "$work" && [ $RC -ne 2 ]; then
+			leftover=$($REC vas "$T/zeroed-pte-table.rec" "$pid" "$vstart" "$vend" | grep -vc $'\tu$')
+			[ "$leftover" -eq 0 ] || bad "zeroed-pte-table: $leftover pages of $pid in $vstart-$vend still mapped: $($REC vas "$T/zeroed-pte-table.rec" "$pid" "$vstart" "$vend" | head -2)"
+			$REC same-pages "$T/clean.rec" "$T/zeroed-pte-table.rec" "$pid" "$vstart" "$vend" | sed 's/^/      /'
+			[ "${PIPESTATUS[0]}" -eq 0 ] || bad "zeroed-pte-table: other pages changed"
+			[ $RC -eq 0 ] && notes="$notes; zeroed PTE table: exit 0 (the pages simply vanish)"
+		fi
+		unpatch
+	}
+
+	# 2. One PTE of anon-sparse pointing to the kernel's max_pfn (the first frame past the
+	# last System RAM range of the ground truth's /proc/iomem; still inside the ELF's
+	# segments), then 4 GiB beyond the dump's last frame.
+	idx=$(( (16#$rstart >> 12) & 511 ))
+	pte_pa=$(printf %x $((16#$tpa + idx * 8)))
+	pte=$($PHYS "$work" u64 "$pte_pa")
+	ram_end=$(awk '/^=== begin \/proc\/iomem/ { on = 1; next } /^=== end \/proc\/iomem/ { on = 0 }
+		on && / : System RAM$/ { split($1, r, "-"); e = r[2] } END { print e }' "$FX_DATA/x86_64/groundtruth.txt")
+	max_pfn=$(( (16#$ram_end + 1) >> 12 ))
+	beyond=$(( (16#$($PHYS "$work" maxpa) >> 12) + 0x100000 ))
+	for case in max_pfn:$max_pfn beyond-dump:$beyond; do
+		what=${case%%:*} pfn=${case#*:}
+		newpte=$(( (16#$pte & ~0x000ffffffffff000) | (pfn << 12) ))
+		echo "  PTE for $rstart at PA $pte_pa: $pte -> $(printf %x $newpte) (PFN $(printf %x "$pfn"), $what)"
+		patch "$pte_pa" "$(python3 -c "import struct,sys; print(struct.pack('<Q', $newpte & (2**64-1)).hex())")" || continue
+		if expect "pfn-$what" 12 "work.elf" -- "$work" && [ $RC -eq 1 ]; then
+			got=$($REC vas "$T/pfn-$what.rec" "$pid" "$rstart" "$(printf %x $((16#$rstart + 0x1000)))")
+			case $got in
+			*$'\tu' | *$'\tx:'*) echo "      $got" ;;
+			*) bad "pfn-$what: page $rstart of $pid: expected a u or x record, got: ${got:-nothing}" ;;
+			esac
+			$REC same-pages "$T/clean.rec" "$T/pfn-$what.rec" "$pid" "$rstart" "$(printf %x $((16#$rstart + 0x1000)))" | sed 's/^/      /'
+			[ "${PIPESTATUS[0]}" -eq 0 ] || bad "pfn-$what: other pages changed"
+		fi
+		unpatch
+	done
+fi
+
+# 3. A task list that loops: a late task's tasks.next points back at an earlier task.
+$PHYS "$work" tasklist "$T/trace" "$(printf %x "$off_tasks")" >"$T/tasks" 2>"$T/tasks.err"
+ntasks=$(wc -l <"$T/tasks")
+if [ "$ntasks" -lt 8 ]; then
+	bad "only $ntasks listed tasks found through the trace: $(cat "$T/tasks.err")"
+else
+	read -r early_kva _ _ < <(sed -n 3p "$T/tasks")
+	read -r late_kva late_pa _ < <(sed -n "$((ntasks - 2))p" "$T/tasks")
+	target=$(printf %x $((16#$early_kva + off_tasks)))
+	echo "  task $late_kva (of $ntasks on the list): tasks.next -> task $early_kva"
+	patch "$(printf %x $((16#$late_pa + off_tasks)))" "$(python3 -c "import struct; print(struct.pack('<Q', 0x$target).hex())")" && {
+		if expect task-list-loop 12 "work.elf" -- "$work" && [ $RC -eq 1 ]; then
+			$REC same-pages "$T/clean.rec" "$T/task-list-loop.rec" 0 >"$T/loop.cmp"
+			grep -q 'tgids with more than one mm' "$T/loop.cmp" && bad "task-list-loop: $(grep 'more than one' "$T/loop.cmp")"
+			echo "      $(grep -c '^mm ' "$T/task-list-loop.rec") of $(grep -c '^mm ' "$T/clean.rec") address spaces written"
+		fi
+		unpatch
+	}
+fi
+
+# 4. The many-vmas maple root's first slot pointing to the root itself.
+pid=$(pid_of many-vmas) mm=$(mm_of "$(pid_of many-vmas)")
+read -r root_kva root_pa child_kva < <(awk -v id="$mm" '$1 == "maple" && $2 == id {
+	if (!n++) { r = $3; p = $4 } else if (n == 2) { print r, p, $3; exit } }' "$T/trace")
+if [ -z "${child_kva:-}" ]; then
+	bad "no two maple lines for many-vmas (pid $pid, mm $mm) in the trace"
+else
+	slot_pa=$(printf %x $((16#$root_pa + off_slot)))
+	slot=$($PHYS "$work" u64 "$slot_pa")
+	if [ $((16#$slot & ~0xff)) -ne $((16#$child_kva & ~0xff)) ]; then
+		bad "maple root $root_kva slot 0 is $slot, not its first child $child_kva: layout assumption wrong"
+	else
+		self=$(( (16#$root_kva & ~0xff) | (16#$slot & 0xff) ))
+		echo "  many-vmas pid $pid: maple root $root_kva (PA $root_pa) slot 0: $slot -> $(printf %x $self)"
+		patch "$slot_pa" "$(python3 -c "import struct; print(struct.pack('<Q', $self & (2**64-1)).hex())")" && {
+			if expect maple-self-loop 12 "work.elf" -- "$work" && [ $RC -eq 1 ]; then
+				$REC same-pages "$T/clean.rec" "$T/maple-self-loop.rec" "$pid" | sed 's/^/      /'
+				[ "${PIPESTATUS[0]}" -eq 0 ] || bad "maple-self-loop: other processes changed"
+			fi
+			unpatch
+		}
+	fi
+fi
+cmp -s "$work" "$X86" || bad "the work copy was not restored (the cases above may have interfered)"
+[ -n "$notes" ] && echo "notes: ${notes#; }"
+[ $fail -eq 0 ] && echo "extract_bad_input: OK"
+exit $fail

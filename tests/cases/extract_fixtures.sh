@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# extract_fixtures.sh - `pagesleuth extract` on the real kernel dumps against the guest's own
+# view (tests/fixtures/data/<fixture>/groundtruth.txt), with the type information found in
+# the dump (BTF through kallsyms; no --vmlinux/--btf/--profile):
+#   - x86_64 qemu.elf, x86_64 kdump-d1, arm64 qemu.elf (all under ASan+UBSan): each small
+#     page's mapcount equals the number of PTEs mapping it in the whole dump; every workload
+#     process passes gtcheck --referenced (the vdso's kpagecount less gtcap's own mapping,
+#     see tests/tools/gt2check.py): (VA, PFN) set exact, mapcount == kpagecount, flags ==
+#     kpageflags, swap entries, VMAs == smaps, per VMA resident/anon/swap/Referenced, PSS
+#     within 1 KiB, huge-leaf pages, one task record per thread; exit 0, end status=complete;
+#   - x86_64 kdump-d31 (makedumpfile -c -d 31 of the same memory as kdump-d1): the same
+#     records page by page as kdump-d1 with `x` read as `m` (tasks, mms, VMAs, PFNs,
+#     mapcounts, refcounts, PTE bits, flags, sums but for excluded=), every workload-region
+#     page an `x ... dumplevel` record (and an `m` record in kdump-d1), header excluded=dumplevel:31;
+#   - `pagesleuth report` on every extracted file exits 0 and names the workload's comms.
+set -uo pipefail
+cd "${PAGESLEUTH_ROOT:-.}" || exit 1
+. tests/cases/lib/fixtures.sh
+ASAN=${PAGESLEUTH:-build-asan/pagesleuth}
+FAST=${PAGESLEUTH_FAST:-build/pagesleuth}
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+[ -x "$ASAN" ] || { echo "FAIL: no pagesleuth at $ASAN"; exit 1; }
+[ -x "$FAST" ] || FAST=$ASAN
+command -v python3 >/dev/null || { echo "FAIL: python3 not installed"; exit 1; }
+"$FAST" extract --help >/dev/null 2>&1 || "$FAST" extract 2>&1 | grep -qi usage ||
+	{ echo "FAIL: this pagesleuth has no extract command"; exit 1; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/extract_fixtures.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+GTCHECK=$(fx_gtcheck "$T") || exit 1
+
+# extract BIN FIXTURE DUMPFILE OUT: a clean extraction (exit 0, complete, silent).
+extract() {
+	local bin=$1 fx=$2 file=$3 out=$4 dump t0 rc
+	dump=$(fx_dump "$fx" "$file") || { bad "$fx/$file: not available"; return 1; }
+	t0=$(fx_now)
+	"$bin" extract "$dump" -o "$out" 2>"$out.err"
+	rc=$?
+	echo "$fx/$file: extract ($(basename "$(dirname "$bin")")) exit $rc in $(fx_elapsed "$t0") s," \
+		"$(stat -c %s "$out" 2>/dev/null || echo 0) bytes, $(grep -c '^[mx] ' "$out" 2>/dev/null) m/x lines"
+	if fx_sanitizer_report "$out.err"; then
+		bad "$fx/$file: sanitizer report:"; head -30 "$out.err"; return 1
+	fi
+	[ $rc -eq 0 ] || { bad "$fx/$file: extract exited $rc: $(head -3 "$out.err")"; return 1; }
+	[ -s "$out.err" ] && echo "NOTE: $fx/$file: stderr on a clean extraction: $(head -3 "$out.err")"
+	grep -q '^end status=complete ' "$out" || bad "$fx/$file: no 'end status=complete' line"
+	"$GTCHECK" --validate "$out" >/dev/null || bad "$fx/$file: $("$GTCHECK" --validate "$out")"
+	# Independent of the ground truth: every small page's mapcount is its number of PTEs.
+	python3 tests/cases/lib/records.py mapcounts "$out" || fail=1
+	return 0
+}
+
+# check_gt FIXTURE OUT: gtcheck every workload process of the ground truth.
+check_gt() {
+	local fx=$1 out=$2 gt=$T/gt.$1 pid role comm threads n=0 nfail=0
+	[ -f "$gt/procs" ] || fx_groundtruth "$fx" "$gt" || { bad "$fx: ground truth does not convert"; return; }
+	while read -r pid role comm threads; do
+		n=$((n + 1))
+		if ! "$GTCHECK" --referenced "$pid" "$out" "$gt/smaps.$pid" "$gt/pages.$pid" >"$out.gt.$pid" 2>&1; then
+			nfail=$((nfail + 1))
+			bad "$(basename "$out"): pid $pid ($role):"
+			head -20 "$out.gt.$pid" | sed 's/^/    /'
+		fi
+		# Threads: one task record per tid of the ground truth.
+		local tasks
+		tasks=$(awk -v t="tgid=$pid" '$1 == "task" { for (i = 2; i <= NF; i++) if ($i == t) n++ } END { print n + 0 }' "$out")
+		[ "$tasks" -eq "$threads" ] || bad "$(basename "$out"): pid $pid ($role): $tasks task records, ground truth has $threads threads"
+	done <"$gt/procs"
+	echo "$(basename "$out"): gtcheck: $((n - nfail)) of $n workload processes OK"
+}
+
+# check_report OUT FIXTURE: the analyzer reads it and names the workload's comms.
+check_report() {
+	local out=$1 fx=$2 comm
+	"$FAST" report "$out" >"$out.report" 2>"$out.report.err" ||
+		{ bad "report $(basename "$out") exited $?: $(head -3 "$out.report.err")"; return; }
+	for comm in $(awk '{ print $3 }' "$T/gt.$fx/procs" | sort -u); do
+		grep -q -- "$comm" "$out.report" || bad "report $(basename "$out") does not mention $comm"
+	done
+}
+
+t_start=$(fx_now)
+# 1. x86_64 QEMU ELF (every extraction runs under ASan+UBSan: they take well under a second).
+if extract "$ASAN" x86_64 qemu.elf "$T/x86_64-elf.rec"; then
+	check_gt x86_64 "$T/x86_64-elf.rec"
+	check_report "$T/x86_64-elf.rec" x86_64
+fi
+# 2. x86_64 makedumpfile -d 1 (kdump-compressed format, zero pages filtered).
+if extract "$ASAN" x86_64 kdump-d1.kdump "$T/x86_64-d1.rec"; then
+	check_gt x86_64 "$T/x86_64-d1.rec"
+	check_report "$T/x86_64-d1.rec" x86_64
+	python3 tests/cases/lib/records.py region-tags "$T/x86_64-d1.rec" "$T/gt.x86_64" m || fail=1
+fi
+# 3. x86_64 makedumpfile -c -d 31: user pages filtered out, everything else identical.
+if extract "$ASAN" x86_64 kdump-d31.kdump "$T/x86_64-d31.rec"; then
+	grep -q '^header .*excluded=[^ ]*dumplevel:31' "$T/x86_64-d31.rec" ||
+		bad "x86_64-d31.rec: header does not say excluded=dumplevel:31: $(grep -m1 '^header' "$T/x86_64-d31.rec")"
+	python3 tests/cases/lib/records.py region-tags "$T/x86_64-d31.rec" "$T/gt.x86_64" x:dumplevel || fail=1
+	if [ -s "$T/x86_64-d1.rec" ]; then
+		python3 tests/cases/lib/records.py same-but-excluded "$T/x86_64-d1.rec" "$T/x86_64-d31.rec" || fail=1
+	fi
+	# The mappings are known, only the contents are not: gtcheck passes as on -d 1.
+	check_gt x86_64 "$T/x86_64-d31.rec"
+	check_report "$T/x86_64-d31.rec" x86_64
+fi
+# 4. arm64 QEMU ELF.
+if extract "$ASAN" arm64 qemu.elf "$T/arm64-elf.rec"; then
+	check_gt arm64 "$T/arm64-elf.rec"
+	check_report "$T/arm64-elf.rec" arm64
+fi
+echo "extract_fixtures: $(fx_elapsed "$t_start") s in all"
+[ $fail -eq 0 ] && echo "extract_fixtures: OK"
+exit $fail
