@@ -80,6 +80,32 @@ check_report() {
 	for comm in $(awk '{ print $3 }' "$T/gt.$fx/procs" | sort -u); do
 		grep -q -- "$comm" "$out.report" || bad "report $(basename "$out") does not mention $comm"
 	done
+	# The analyzer's own PSS per process (from the m/x records, not the writer's sums)
+	# against the sum of smaps Pss: each smaps VMA line is floored to 1 KiB, so the sum may
+	# lie below the exact total by less than 1 KiB per VMA; 1 KiB of slack the other way
+	# for the vdso page, which gtcap itself still mapped when smaps was read.
+	"$FAST" report -a pss -f csv "$out" >"$out.pss" 2>&1 || { bad "report -a pss $(basename "$out") failed"; return; }
+	python3 - "$out.pss" "$T/gt.$fx" <<'PY' || bad "$(basename "$out"): analyzer PSS differs from smaps"
+import glob, os, sys
+pss = {}
+for line in open(sys.argv[1]):
+    f = line.strip().split(",")
+    if len(f) >= 5 and f[0].isdigit():
+        pss[f[0]] = int(f[4])
+bad = 0
+for sm in sorted(glob.glob(os.path.join(sys.argv[2], "smaps.*"))):
+    pid = sm.rsplit(".", 1)[1]
+    total = nvma = 0
+    for line in open(sm):
+        if line.startswith("Pss:"):
+            total += int(line.split()[1]); nvma += 1
+    got = pss.get(pid)
+    ok = got is not None and total - 1 <= got <= total + nvma
+    if not ok:
+        bad = 1
+    print("  pid %s: analyzer PSS %s KiB, smaps Pss sum %d KiB over %d VMAs%s" % (pid, got, total, nvma, "" if ok else "  <-- MISMATCH"))
+sys.exit(bad)
+PY
 }
 
 t_start=$(fx_now)
