@@ -15,7 +15,7 @@ CLI_SRC      := $(wildcard cli/*.c)
 # Everything but the CLI's main(): what unit tests link against.
 CORE_SRC     := $(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC) $(WALKER_SRC) $(COREDUMP_SRC)
 TOOL_SRC     := $(CORE_SRC) $(CLI_SRC)
-HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h coredump/*.h)
+HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h coredump/*.h tests/unit/*.h)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 # libkdumpfile: dump formats; libelf/libdw: vmlinux DWARF and ELF details; libbpf: BTF.
 LDLIBS       := -lkdumpfile -ldw -lelf -lbpf -lz -lm

@@ -13,6 +13,7 @@
  */
 #include "commands.h"
 #include "dump.h"
+#include "errmsg.h"
 #include "kinfo.h"
 #include "records.h"
 #include "walker.h"
@@ -206,33 +207,19 @@ static int load_type_info(struct ps_walker *w, enum ti_kind kind, const char *fi
 	case TI_PROFILE:
 		rc = ps_profile_read(ki, file, err);
 		break;
-	case TI_VMLINUX: {
-		struct ps_dwarf_source *s = ps_dwarf_source_open(file, err);
-		if (!s)
-			return -1;
-		ps_dwarf_source_describe(s, ki);
-		rc = ps_kinfo_fill(ki, &ps_dwarf_typeinfo_ops, s, err);
-		ps_dwarf_source_close(s);
+	case TI_VMLINUX:
+		rc = ps_kinfo_fill_from_vmlinux(ki, file, err);
 		break;
-	}
-	case TI_BTF: {
-		struct ps_btf_source *s = ps_btf_source_open_file(file, err);
-		if (!s)
-			return -1;
-		ps_kinfo_set_source(ki, "btf", file);
-		rc = ps_kinfo_fill(ki, &ps_btf_typeinfo_ops, s, err);
-		ps_btf_source_close(s);
+	case TI_BTF:
+		rc = ps_kinfo_fill_from_btf_file(ki, file, err);
 		break;
-	}
 	case TI_NONE: {
 		void *data = NULL;
 		size_t len = 0;
 		char *why = NULL;
 		if (ps_walker_find_btf(w, &data, &len, &why) != 0) {
-			free(*err);
-			if (asprintf(err, "no type information: %s; pass --vmlinux, --btf or --profile",
-				     why ? why : "no BTF found in the dump") < 0)
-				*err = NULL;
+			ps_set_err(err, "no type information: %s; pass --vmlinux, --btf or --profile",
+				   why ? why : "no BTF found in the dump");
 			free(why);
 			return -1;
 		}

@@ -88,22 +88,8 @@ int ps_cmd_profile(int argc, char **argv)
 	struct ps_kinfo ki;
 	ps_kinfo_init(&ki);
 	char *err = NULL;
-	int rc = -1;
-	if (vmlinux) {
-		struct ps_dwarf_source *s = ps_dwarf_source_open(vmlinux, &err);
-		if (s) {
-			ps_dwarf_source_describe(s, &ki);
-			rc = ps_kinfo_fill(&ki, &ps_dwarf_typeinfo_ops, s, &err);
-			ps_dwarf_source_close(s);
-		}
-	} else {
-		struct ps_btf_source *s = ps_btf_source_open_file(btf, &err);
-		if (s) {
-			ps_kinfo_set_source(&ki, "btf", btf);
-			rc = ps_kinfo_fill(&ki, &ps_btf_typeinfo_ops, s, &err);
-			ps_btf_source_close(s);
-		}
-	}
+	int rc = vmlinux ? ps_kinfo_fill_from_vmlinux(&ki, vmlinux, &err)
+			 : ps_kinfo_fill_from_btf_file(&ki, btf, &err);
 	if (rc == 0 && system_map)
 		rc = ps_kinfo_add_system_map(&ki, system_map, &err);
 	if (rc == 0) {

@@ -23,6 +23,7 @@
  * (docs/coredump.md lists them).
  */
 #include "dump.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,18 +98,6 @@ static char *vfmt(const char *fmt, va_list ap)
 	if (vasprintf(&s, fmt, ap) < 0)
 		return NULL;
 	return s;
-}
-
-static void set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_err(char **err, const char *fmt, ...)
-{
-	if (!err)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	free(*err);
-	*err = vfmt(fmt, ap);
-	va_end(ap);
 }
 
 static void warn(struct ps_dump *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -228,18 +217,18 @@ static int reassemble_flattened(int in, size_t consumed, const char *path, char 
 {
 	unsigned char *buf = malloc(1u << 20);
 	if (!buf) {
-		set_err(err, "%s: out of memory", path);
+		ps_set_err(err, "%s: out of memory", path);
 		return -1;
 	}
 	int out = -1;
 	if (read_full(in, buf, FLAT_HEADER_SIZE - consumed) != 1) {
-		set_err(err, "%s: truncated flattened dump (header shorter than %u bytes)", path,
+		ps_set_err(err, "%s: truncated flattened dump (header shorter than %u bytes)", path,
 			FLAT_HEADER_SIZE);
 		goto fail;
 	}
 	out = open_temp_file();
 	if (out < 0) {
-		set_err(err, "%s: cannot create a temporary file to reassemble the flattened dump "
+		ps_set_err(err, "%s: cannot create a temporary file to reassemble the flattened dump "
 			     "in %s: %s", path, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 			strerror(errno));
 		goto fail;
@@ -250,10 +239,10 @@ static int reassemble_flattened(int in, size_t consumed, const char *path, char 
 		int r = read_full(in, bh, sizeof bh);
 		if (r != 1) {
 			if (r < 0 && errno)
-				set_err(err, "%s: read error at byte %" PRIu64 ": %s", path, in_pos,
+				ps_set_err(err, "%s: read error at byte %" PRIu64 ": %s", path, in_pos,
 					strerror(errno));
 			else
-				set_err(err, "%s: truncated flattened dump (no end marker after %" PRIu64
+				ps_set_err(err, "%s: truncated flattened dump (no end marker after %" PRIu64
 					     " blocks, %" PRIu64 " bytes)", path, blocks, in_pos);
 			goto fail;
 		}
@@ -262,7 +251,7 @@ static int reassemble_flattened(int in, size_t consumed, const char *path, char 
 		if (off == -1 && size == -1)
 			break;
 		if (off < 0 || size < 0 || size > FLAT_MAX_BLOCK || off > FLAT_MAX_OFFSET - size) {
-			set_err(err, "%s: corrupt flattened dump: block %" PRIu64 " at byte %" PRIu64
+			ps_set_err(err, "%s: corrupt flattened dump: block %" PRIu64 " at byte %" PRIu64
 				     " has offset %" PRId64 " size %" PRId64, path, blocks, in_pos, off,
 				size);
 			goto fail;
@@ -273,13 +262,13 @@ static int reassemble_flattened(int in, size_t consumed, const char *path, char 
 			size_t chunk = left < (1u << 20) ? (size_t)left : (1u << 20);
 			r = read_full(in, buf, chunk);
 			if (r != 1) {
-				set_err(err, "%s: truncated flattened dump (block %" PRIu64
+				ps_set_err(err, "%s: truncated flattened dump (block %" PRIu64
 					     " ends past the end of the file at byte %" PRIu64 ")",
 					path, blocks, in_pos);
 				goto fail;
 			}
 			if (write_full_at(out, buf, chunk, dst) < 0) {
-				set_err(err, "%s: cannot write the reassembled dump to a temporary "
+				ps_set_err(err, "%s: cannot write the reassembled dump to a temporary "
 					     "file: %s", path, strerror(errno));
 				goto fail;
 			}
@@ -940,7 +929,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	struct ps_dump *d = calloc(1, sizeof *d);
 	if (!d || !(d->path = strdup(path))) {
 		free(d);
-		set_err(err, "%s: out of memory", path);
+		ps_set_err(err, "%s: out of memory", path);
 		return NULL;
 	}
 	d->fd = -1;
@@ -949,12 +938,12 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 
 	int in = open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
-		set_err(err, "%s: %s", path, strerror(errno));
+		ps_set_err(err, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	struct stat sb;
 	if (fstat(in, &sb) < 0 || S_ISDIR(sb.st_mode)) {
-		set_err(err, "%s: %s", path, S_ISDIR(sb.st_mode) ? "is a directory" : strerror(errno));
+		ps_set_err(err, "%s: %s", path, S_ISDIR(sb.st_mode) ? "is a directory" : strerror(errno));
 		close(in);
 		goto fail;
 	}
@@ -965,7 +954,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	if (!seekable) /* a pipe: only the flattened format is a stream */
 		nhead = read_full(in, head, 32) == 1 ? 32 : 0;
 	if (nhead <= 0) {
-		set_err(err, "%s: not a kernel dump (empty file)", path);
+		ps_set_err(err, "%s: not a kernel dump (empty file)", path);
 		close(in);
 		goto fail;
 	}
@@ -981,7 +970,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		if (fstat(d->fd, &sb) < 0)
 			sb.st_size = 0;
 	} else if (!seekable) {
-		set_err(err, "%s: not a seekable file (only flattened dumps can be read from a "
+		ps_set_err(err, "%s: not a seekable file (only flattened dumps can be read from a "
 			     "pipe)", path);
 		close(in);
 		goto fail;
@@ -991,20 +980,20 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 
 	const char *broken = elf_header_broken(d->fd, head, (size_t)nhead, (uint64_t)sb.st_size);
 	if (broken) {
-		set_err(err, "%s: malformed ELF header: %s", path, broken);
+		ps_set_err(err, "%s: malformed ELF header: %s", path, broken);
 		goto fail;
 	}
 	d->diskdump = nhead >= 8 && (!memcmp(head, "KDUMP   ", 8) || !memcmp(head, "DISKDUMP", 8));
 	bool elf_whole = check_elf_truncation(d, head, (size_t)nhead, (uint64_t)sb.st_size);
 	broken = kdump_header_broken(d->fd, head, (size_t)nhead, (uint64_t)sb.st_size);
 	if (broken) {
-		set_err(err, "%s: corrupt or truncated kdump file: %s", path, broken);
+		ps_set_err(err, "%s: corrupt or truncated kdump file: %s", path, broken);
 		goto fail;
 	}
 
 	d->kd = kdump_new();
 	if (!d->kd) {
-		set_err(err, "%s: cannot initialise libkdumpfile", path);
+		ps_set_err(err, "%s: cannot initialise libkdumpfile", path);
 		goto fail;
 	}
 	/* Linux is the only OS pagesleuth reads; libkdumpfile needs to be told for QEMU ELF
@@ -1023,13 +1012,13 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		if (colon)
 			why = colon + 2;
 		if (d->diskdump)
-			set_err(err, "%s: corrupt kdump file (libkdumpfile: %s)", path,
+			ps_set_err(err, "%s: corrupt kdump file (libkdumpfile: %s)", path,
 				why ? why : kdump_strerror(st));
 		else if (st == KDUMP_ERR_NOTIMPL || (why && strstr(why, "Unknown file format")))
-			set_err(err, "%s: not a kernel dump (libkdumpfile: %s)", path,
+			ps_set_err(err, "%s: not a kernel dump (libkdumpfile: %s)", path,
 				why ? why : kdump_strerror(st));
 		else
-			set_err(err, "%s: cannot open the dump (libkdumpfile: %s)", path,
+			ps_set_err(err, "%s: cannot open the dump (libkdumpfile: %s)", path,
 				why ? why : kdump_strerror(st));
 		if (d->diskdump)
 			abandon_kdump_ctx(d);
@@ -1062,7 +1051,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		uint32_t fallback = vps >= 512 && vps <= (1u << 24) && !(vps & (vps - 1))
 					    ? (uint32_t)vps : FALLBACK_PAGE_SIZE;
 		if (kdump_set_number_attr(d->kd, KDUMP_ATTR_PAGE_SIZE, fallback) != KDUMP_OK) {
-			set_err(err, "%s: the dump does not say its page size and libkdumpfile "
+			ps_set_err(err, "%s: the dump does not say its page size and libkdumpfile "
 				     "refused %u (%s)", path, fallback, kdump_get_err(d->kd));
 			goto fail;
 		}
@@ -1079,7 +1068,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	uint32_t block_size = kdump_block_size(d, head, (size_t)nhead);
 	if (block_size && block_size != page_size) {
 		if (kdump_set_number_attr(d->kd, KDUMP_ATTR_PAGE_SIZE, block_size) != KDUMP_OK) {
-			set_err(err, "%s: kdump block size %u differs from the page size %u and "
+			ps_set_err(err, "%s: kdump block size %u differs from the page size %u and "
 				     "libkdumpfile refused it (%s)", path, block_size, page_size,
 				kdump_get_err(d->kd));
 			goto fail;
@@ -1119,7 +1108,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		kdump_bmp_incref(d->mem_map);
 	}
 	if (d->kd_block_size && (uint64_t)sb.st_size < d->kd_desc_off) {
-		set_err(err, "%s: truncated kdump file (%lld bytes; its header and page bitmaps "
+		ps_set_err(err, "%s: truncated kdump file (%lld bytes; its header and page bitmaps "
 			     "take %" PRIu64 ")", path, (long long)sb.st_size, d->kd_desc_off);
 		goto fail;
 	}

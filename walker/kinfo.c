@@ -5,6 +5,7 @@
  * so a user with an unusual kernel learns everything that is missing at once.
  */
 #include "kinfo.h"
+#include "errmsg.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -172,12 +173,9 @@ int ps_kinfo_fill(struct ps_kinfo *ki, const struct ps_typeinfo_ops *ops, void *
 		free(missing.text);
 		return 0;
 	}
-	if (err) {
-		const char *what = ki->source[0] ? ki->source : "type information";
-		if (asprintf(err, "%s: missing %u required kernel fact%s: %s", what, missing.count,
-			     missing.count == 1 ? "" : "s", missing.text ? missing.text : "?") < 0)
-			*err = NULL;
-	}
+	ps_set_err(err, "%s: missing %u required kernel fact%s: %s",
+		   ki->source[0] ? ki->source : "type information", missing.count,
+		   missing.count == 1 ? "" : "s", missing.text ? missing.text : "?");
 	free(missing.text);
 	return -1;
 }

@@ -265,6 +265,9 @@ struct ps_btf_source *ps_btf_source_open(const void *data, size_t len, const cha
 struct ps_btf_source *ps_btf_source_open_file(const char *path, char **err);
 void ps_btf_source_close(struct ps_btf_source *s);
 extern const struct ps_typeinfo_ops ps_btf_typeinfo_ops;
+/* Open the BTF file PATH, fill KI from it (source "btf:PATH") and close it: 0, or -1 with
+ * *err. */
+int ps_kinfo_fill_from_btf_file(struct ps_kinfo *ki, const char *path, char **err);
 
 /* typeinfo_dwarf.c: vmlinux with DWARF (libdw) and its ELF symbol table (link-time
  * addresses). Also fills ki->arch/release/build_id when the ELF says. */
@@ -277,6 +280,9 @@ const char *ps_dwarf_source_release(const struct ps_dwarf_source *s); /* linux_b
 /* Set ki->source ("dwarf:PATH"), arch, release and build_id from the ELF. */
 void ps_dwarf_source_describe(const struct ps_dwarf_source *s, struct ps_kinfo *ki);
 extern const struct ps_typeinfo_ops ps_dwarf_typeinfo_ops;
+/* Open VMLINUX, describe KI from its ELF and fill it from its DWARF, and close it: 0, or -1
+ * with *err. */
+int ps_kinfo_fill_from_vmlinux(struct ps_kinfo *ki, const char *vmlinux, char **err);
 
 /* profile.c: the compact profile (docs/profile-format.md). Write is atomic. */
 int ps_profile_write(const struct ps_kinfo *ki, const char *path, char **err);

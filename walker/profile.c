@@ -11,28 +11,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atomic_file.h"
+#include "errmsg.h"
 
 #define PROFILE_MAGIC "pagesleuth-profile"
 #define PROFILE_VERSION 1
 #define PROFILE_MAX_LINE 4096
-
-static void set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_err(char **err, const char *fmt, ...)
-{
-	if (!err)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-}
 
 /* ---- writing ------------------------------------------------------------------------ */
 
@@ -93,7 +81,7 @@ int ps_profile_write(const struct ps_kinfo *ki, const char *path, char **err)
 	if (atomic_open(&af, path, err) < 0)
 		return -1;
 	if (ps_profile_fprint(ki, af.fp) < 0) {
-		set_err(err, "%s: write failed: %s", path, strerror(errno ? errno : EIO));
+		ps_set_err(err, "%s: write failed: %s", path, strerror(errno ? errno : EIO));
 		atomic_close(&af, false, NULL);
 		return -1;
 	}
@@ -262,13 +250,13 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 		*err = NULL;
 	FILE *fp = fopen(path, "r");
 	if (!fp) {
-		set_err(err, "%s: cannot open: %s", path, strerror(errno));
+		ps_set_err(err, "%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
 	struct profile_table *t = calloc(1, sizeof(*t));
 	char *line = malloc(PROFILE_MAX_LINE);
 	if (!t || !line) {
-		set_err(err, "%s: out of memory", path);
+		ps_set_err(err, "%s: out of memory", path);
 		goto fail;
 	}
 	ps_kinfo_init(&t->ki);
@@ -279,11 +267,11 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 	while ((len = read_line(fp, line, PROFILE_MAX_LINE, &had_newline)) != -1) {
 		lineno++;
 		if (len == -2) {
-			set_err(err, "%s:%u: line longer than %d bytes", path, lineno, PROFILE_MAX_LINE - 1);
+			ps_set_err(err, "%s:%u: line longer than %d bytes", path, lineno, PROFILE_MAX_LINE - 1);
 			goto fail;
 		}
 		if (len == -3) {
-			set_err(err, "%s:%u: NUL byte: not a pagesleuth profile", path, lineno);
+			ps_set_err(err, "%s:%u: NUL byte: not a pagesleuth profile", path, lineno);
 			goto fail;
 		}
 		if (lineno == 1) {
@@ -291,19 +279,19 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 			int n = split_fields(line, f, 2);
 			int64_t version;
 			if (n != 2 || strcmp(f[0], PROFILE_MAGIC) != 0 || !parse_i64(f[1], &version)) {
-				set_err(err, "%s:1: not a pagesleuth profile (expected \"%s %d\")", path,
+				ps_set_err(err, "%s:1: not a pagesleuth profile (expected \"%s %d\")", path,
 					PROFILE_MAGIC, PROFILE_VERSION);
 				goto fail;
 			}
 			if (version != PROFILE_VERSION) {
-				set_err(err, "%s:1: profile version %" PRId64 " not supported (this reader knows %d)",
+				ps_set_err(err, "%s:1: profile version %" PRId64 " not supported (this reader knows %d)",
 					path, version, PROFILE_VERSION);
 				goto fail;
 			}
 			continue;
 		}
 		if (ended) {
-			set_err(err, "%s:%u: text after the \"end\" line", path, lineno);
+			ps_set_err(err, "%s:%u: text after the \"end\" line", path, lineno);
 			goto fail;
 		}
 		if (!line[0] || line[0] == '#')
@@ -326,7 +314,7 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 			const char *value = line[kl] ? line + kl + 1 : "";
 			if (strings[i].size) {
 				if (strlen(value) >= strings[i].size) {
-					set_err(err, "%s:%u: %s longer than %zu characters", path, lineno,
+					ps_set_err(err, "%s:%u: %s longer than %zu characters", path, lineno,
 						strings[i].key, strings[i].size - 1);
 					goto fail;
 				}
@@ -341,7 +329,7 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 		char *f[6];
 		int n = split_fields(line, f, 5);
 		if (n < 1 || !is_identifier(f[0])) {
-			set_err(err, "%s:%u: malformed line", path, lineno);
+			ps_set_err(err, "%s:%u: malformed line", path, lineno);
 			goto fail;
 		}
 		const char *key = f[0];
@@ -349,13 +337,13 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 			struct ps_kinfo_member m;
 			if (n != 5 || !parse_i64(f[2], &m.offset) || m.offset < 0 ||
 			    !parse_u32(f[3], &m.size) || !parse_u32(f[4], &m.nelems)) {
-				set_err(err, "%s:%u: expected \"member TYPE.PATH OFFSET SIZE NELEMS\"", path, lineno);
+				ps_set_err(err, "%s:%u: expected \"member TYPE.PATH OFFSET SIZE NELEMS\"", path, lineno);
 				goto fail;
 			}
 			int i = find_index(f[1], member_namer, PS_KI_NMEMBERS);
 			if (i >= 0) {
 				if (t->seen_member[i]) {
-					set_err(err, "%s:%u: member %s given twice", path, lineno, f[1]);
+					ps_set_err(err, "%s:%u: member %s given twice", path, lineno, f[1]);
 					goto fail;
 				}
 				t->seen_member[i] = true;
@@ -365,7 +353,7 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 			int64_t v;
 			bool is_size = key[0] == 's';
 			if (n != 3 || !parse_i64(f[2], &v) || (is_size && v < 0)) {
-				set_err(err, "%s:%u: expected \"%s NAME %s\"", path, lineno, key,
+				ps_set_err(err, "%s:%u: expected \"%s NAME %s\"", path, lineno, key,
 					is_size ? "BYTES" : "VALUE");
 				goto fail;
 			}
@@ -374,7 +362,7 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 			bool *seen = is_size ? t->seen_size : t->seen_enum;
 			if (i >= 0) {
 				if (seen[i]) {
-					set_err(err, "%s:%u: %s %s given twice", path, lineno, key, f[1]);
+					ps_set_err(err, "%s:%u: %s %s given twice", path, lineno, key, f[1]);
 					goto fail;
 				}
 				seen[i] = true;
@@ -386,13 +374,13 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 		} else if (strcmp(key, "symbol") == 0) {
 			uint64_t addr;
 			if (n != 3 || !parse_hex_u64(f[2], true, &addr) || !addr) {
-				set_err(err, "%s:%u: expected \"symbol NAME 0xADDRESS\"", path, lineno);
+				ps_set_err(err, "%s:%u: expected \"symbol NAME 0xADDRESS\"", path, lineno);
 				goto fail;
 			}
 			int i = find_index(f[1], symbol_namer, PS_KI_NSYMBOLS);
 			if (i >= 0) {
 				if (t->seen_symbol[i]) {
-					set_err(err, "%s:%u: symbol %s given twice", path, lineno, f[1]);
+					ps_set_err(err, "%s:%u: symbol %s given twice", path, lineno, f[1]);
 					goto fail;
 				}
 				t->seen_symbol[i] = true;
@@ -402,11 +390,11 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 		} else if (strcmp(key, "end") == 0) {
 			int64_t count;
 			if (n != 2 || !parse_i64(f[1], &count)) {
-				set_err(err, "%s:%u: expected \"end ENTRIES\"", path, lineno);
+				ps_set_err(err, "%s:%u: expected \"end ENTRIES\"", path, lineno);
 				goto fail;
 			}
 			if (count != (int64_t)entries) {
-				set_err(err, "%s:%u: \"end\" counts %" PRId64 " entries, the file has %u", path,
+				ps_set_err(err, "%s:%u: \"end\" counts %" PRId64 " entries, the file has %u", path,
 					lineno, count, entries);
 				goto fail;
 			}
@@ -418,15 +406,15 @@ int ps_profile_read(struct ps_kinfo *ki, const char *path, char **err)
 		entries++;
 	}
 	if (ferror(fp)) {
-		set_err(err, "%s: read error: %s", path, strerror(errno ? errno : EIO));
+		ps_set_err(err, "%s: read error: %s", path, strerror(errno ? errno : EIO));
 		goto fail;
 	}
 	if (lineno == 0) {
-		set_err(err, "%s:1: empty file: not a pagesleuth profile", path);
+		ps_set_err(err, "%s:1: empty file: not a pagesleuth profile", path);
 		goto fail;
 	}
 	if (!ended || !had_newline) {
-		set_err(err, "%s:%u: truncated: no \"end\" line", path, lineno + (had_newline ? 1 : 0));
+		ps_set_err(err, "%s:%u: truncated: no \"end\" line", path, lineno + (had_newline ? 1 : 0));
 		goto fail;
 	}
 
@@ -465,13 +453,13 @@ int ps_kinfo_add_system_map(struct ps_kinfo *ki, const char *path, char **err)
 		*err = NULL;
 	FILE *fp = fopen(path, "r");
 	if (!fp) {
-		set_err(err, "%s: cannot open: %s", path, strerror(errno));
+		ps_set_err(err, "%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
 	char *line = malloc(PROFILE_MAX_LINE);
 	if (!line) {
 		fclose(fp);
-		set_err(err, "%s: out of memory", path);
+		ps_set_err(err, "%s: out of memory", path);
 		return -1;
 	}
 	uint64_t addr[PS_KI_NSYMBOLS] = { 0 };
@@ -482,7 +470,7 @@ int ps_kinfo_add_system_map(struct ps_kinfo *ki, const char *path, char **err)
 	while ((len = read_line(fp, line, PROFILE_MAX_LINE, &had_newline)) != -1) {
 		lineno++;
 		if (len < 0) {
-			set_err(err, "%s:%u: not a System.map line (%s)", path, lineno,
+			ps_set_err(err, "%s:%u: not a System.map line (%s)", path, lineno,
 				len == -2 ? "too long" : "NUL byte");
 			goto out;
 		}
@@ -496,7 +484,7 @@ int ps_kinfo_add_system_map(struct ps_kinfo *ki, const char *path, char **err)
 		uint64_t a;
 		if (n != 3 || strlen(f[1]) != 1 || !isgraph((unsigned char)f[1][0]) ||
 		    !parse_hex_u64(f[0], false, &a)) {
-			set_err(err, "%s:%u: not a System.map line (expected \"ADDRESS TYPE NAME\")", path, lineno);
+			ps_set_err(err, "%s:%u: not a System.map line (expected \"ADDRESS TYPE NAME\")", path, lineno);
 			goto out;
 		}
 		symbols++;
@@ -511,11 +499,11 @@ int ps_kinfo_add_system_map(struct ps_kinfo *ki, const char *path, char **err)
 		}
 	}
 	if (ferror(fp)) {
-		set_err(err, "%s: read error: %s", path, strerror(errno ? errno : EIO));
+		ps_set_err(err, "%s: read error: %s", path, strerror(errno ? errno : EIO));
 		goto out;
 	}
 	if (!symbols) {
-		set_err(err, "%s:1: empty: not a System.map", path);
+		ps_set_err(err, "%s:1: empty: not a System.map", path);
 		goto out;
 	}
 	for (unsigned i = 0; i < PS_KI_NSYMBOLS; i++)

@@ -9,6 +9,7 @@
  * whole kinfo fill costs a few milliseconds instead of a linear scan per entry.
  */
 #include "kinfo.h"
+#include "errmsg.h"
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -36,18 +37,6 @@ struct ps_btf_source {
 	uint32_t *enums; /* ids of ENUM and ENUM64 types, in id order */
 	size_t nenums;
 };
-
-static void set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_err(char **err, const char *fmt, ...)
-{
-	if (!err)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-}
 
 /* libbpf prints its own diagnostics to stderr; ours are the error values. */
 static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -83,7 +72,7 @@ static int build_indexes(struct ps_btf_source *s, char **err, const char *name)
 	s->types = calloc(ntypes ? ntypes : 1, sizeof(*s->types));
 	s->enums = calloc(nenums ? nenums : 1, sizeof(*s->enums));
 	if (!s->types || !s->enums) {
-		set_err(err, "%s: out of memory indexing BTF", name);
+		ps_set_err(err, "%s: out of memory indexing BTF", name);
 		return -1;
 	}
 	for (uint32_t id = 1; id < n; id++) {
@@ -107,7 +96,7 @@ static struct ps_btf_source *open_btf(struct btf *btf, const char *name, char **
 	struct ps_btf_source *s = calloc(1, sizeof(*s));
 	if (!s) {
 		btf__free(btf);
-		set_err(err, "%s: out of memory", name);
+		ps_set_err(err, "%s: out of memory", name);
 		return NULL;
 	}
 	s->btf = btf;
@@ -125,7 +114,7 @@ struct ps_btf_source *ps_btf_source_open(const void *data, size_t len, const cha
 	if (!name)
 		name = "BTF";
 	if (!data || len < 24 || len > UINT32_MAX) {
-		set_err(err, "%s: not BTF (%zu bytes)", name, len);
+		ps_set_err(err, "%s: not BTF (%zu bytes)", name, len);
 		return NULL;
 	}
 	/* btf__new copies the bytes, so the caller's buffer may go away afterwards. */
@@ -134,7 +123,7 @@ struct ps_btf_source *ps_btf_source_open(const void *data, size_t len, const cha
 	struct btf *btf = btf__new(data, (uint32_t)len);
 	libbpf_set_print(old_print);
 	if (!btf) { /* libbpf 1.x: NULL and errno on failure */
-		set_err(err, "%s: not valid BTF: %s", name, strerror(errno ? errno : EINVAL));
+		ps_set_err(err, "%s: not valid BTF: %s", name, strerror(errno ? errno : EINVAL));
 		return NULL;
 	}
 	return open_btf(btf, name, err);
@@ -146,7 +135,7 @@ struct ps_btf_source *ps_btf_source_open_file(const char *path, char **err)
 		*err = NULL;
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		set_err(err, "%s: cannot open: %s", path, strerror(errno));
+		ps_set_err(err, "%s: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
 	unsigned char magic[4] = { 0 };
@@ -159,7 +148,7 @@ struct ps_btf_source *ps_btf_source_open_file(const char *path, char **err)
 		struct btf *btf = btf__parse_elf(path, NULL);
 		libbpf_set_print(old_print);
 		if (!btf) {
-			set_err(err, "%s: no usable .BTF section (%s)", path,
+			ps_set_err(err, "%s: no usable .BTF section (%s)", path,
 				errno == ENOENT ? "none" : strerror(errno ? errno : EINVAL));
 			return NULL;
 		}
@@ -167,7 +156,7 @@ struct ps_btf_source *ps_btf_source_open_file(const char *path, char **err)
 	}
 	/* Raw BTF: magic 0xeb9f in either byte order. */
 	if (got < 2 || !((magic[0] == 0x9f && magic[1] == 0xeb) || (magic[0] == 0xeb && magic[1] == 0x9f))) {
-		set_err(err, "%s: not a BTF file (no BTF magic; compressed? decompress it first)", path);
+		ps_set_err(err, "%s: not a BTF file (no BTF magic; compressed? decompress it first)", path);
 		return NULL;
 	}
 	errno = 0;
@@ -175,7 +164,7 @@ struct ps_btf_source *ps_btf_source_open_file(const char *path, char **err)
 	struct btf *btf = btf__parse_raw(path);
 	libbpf_set_print(old_print);
 	if (!btf) {
-		set_err(err, "%s: not valid BTF: %s", path, strerror(errno ? errno : EINVAL));
+		ps_set_err(err, "%s: not valid BTF: %s", path, strerror(errno ? errno : EINVAL));
 		return NULL;
 	}
 	return open_btf(btf, path, err);
@@ -366,3 +355,14 @@ const struct ps_typeinfo_ops ps_btf_typeinfo_ops = {
 	.enum_value = btf_enum_value,
 	.symbol = NULL, /* BTF has no addresses */
 };
+
+int ps_kinfo_fill_from_btf_file(struct ps_kinfo *ki, const char *path, char **err)
+{
+	struct ps_btf_source *s = ps_btf_source_open_file(path, err);
+	if (!s)
+		return -1;
+	ps_kinfo_set_source(ki, "btf", path);
+	int rc = ps_kinfo_fill(ki, &ps_btf_typeinfo_ops, s, err);
+	ps_btf_source_close(s);
+	return rc;
+}

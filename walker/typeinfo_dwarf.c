@@ -11,6 +11,7 @@
  * recorded DIEs on demand.
  */
 #include "kinfo.h"
+#include "errmsg.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -18,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,18 +123,6 @@ struct ps_dwarf_source {
 	size_t nseen_enums;
 	bool seen_full;
 };
-
-static void set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_err(char **err, const char *fmt, ...)
-{
-	if (!err)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-}
 
 /* ---- ELF: architecture, build id, symbols, release ---------------------------------- */
 
@@ -241,20 +229,20 @@ struct ps_dwarf_source *ps_dwarf_source_open(const char *vmlinux, char **err)
 	struct ps_dwarf_source *s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(vmlinux))) {
 		free(s);
-		set_err(err, "%s: out of memory", vmlinux);
+		ps_set_err(err, "%s: out of memory", vmlinux);
 		return NULL;
 	}
 	s->fd = -1;
 	elf_version(EV_CURRENT);
 	s->fd = open(vmlinux, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0) {
-		set_err(err, "%s: cannot open: %s", vmlinux, strerror(errno));
+		ps_set_err(err, "%s: cannot open: %s", vmlinux, strerror(errno));
 		goto fail;
 	}
 	s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
 	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF || !gelf_getehdr(s->elf, &eh)) {
-		set_err(err, "%s: not an ELF file", vmlinux);
+		ps_set_err(err, "%s: not an ELF file", vmlinux);
 		goto fail;
 	}
 	snprintf(s->arch, sizeof(s->arch), "%s", arch_from_ehdr(&eh));
@@ -267,7 +255,7 @@ struct ps_dwarf_source *ps_dwarf_source_open(const char *vmlinux, char **err)
 	}
 	s->dwarf = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL);
 	if (!s->dwarf) {
-		set_err(err, "%s: no DWARF debug information; use the -dbg package's vmlinux, or BTF",
+		ps_set_err(err, "%s: no DWARF debug information; use the -dbg package's vmlinux, or BTF",
 			vmlinux);
 		goto fail;
 	}
@@ -673,3 +661,14 @@ const struct ps_typeinfo_ops ps_dwarf_typeinfo_ops = {
 	.enum_value = dwarf_enum_value,
 	.symbol = dwarf_symbol,
 };
+
+int ps_kinfo_fill_from_vmlinux(struct ps_kinfo *ki, const char *vmlinux, char **err)
+{
+	struct ps_dwarf_source *s = ps_dwarf_source_open(vmlinux, err);
+	if (!s)
+		return -1;
+	ps_dwarf_source_describe(s, ki);
+	int rc = ps_kinfo_fill(ki, &ps_dwarf_typeinfo_ops, s, err);
+	ps_dwarf_source_close(s);
+	return rc;
+}

@@ -7,6 +7,7 @@
  * be read becomes a warn record and a partial snapshot, never a guess and never a hang.
  */
 #include "mm_internal.h"
+#include "errmsg.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -15,21 +16,6 @@
 #include <time.h>
 
 #define MAX_WARNS 2000 /* warn records per run; the rest are counted in one last warn */
-
-static void set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_err(char **err, const char *fmt, ...)
-{
-	if (!err)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	free(*err);
-	*err = s;
-}
 
 /* ---- small shared helpers ------------------------------------------------------------ */
 
@@ -156,11 +142,11 @@ struct ps_walker *ps_walker_open(const struct ps_target *t, char **err)
 {
 	struct ps_walker *w = calloc(1, sizeof *w);
 	if (!w) {
-		set_err(err, "walker: out of memory");
+		ps_set_err(err, "walker: out of memory");
 		return NULL;
 	}
 	if (ps_core_open(&w->c, t) != 0) {
-		set_err(err, "%s", w->c.err[0] ? w->c.err : "walker: cannot set up the dump");
+		ps_set_err(err, "%s", w->c.err[0] ? w->c.err : "walker: cannot set up the dump");
 		ps_core_close(&w->c);
 		free(w);
 		return NULL;
@@ -260,7 +246,7 @@ int ps_walker_find_btf(struct ps_walker *w, void **data, size_t *len, char **err
 	if (!by_symbol && (!w->c.kallsyms || scan_btf(w, &start, &stop) != 0)) {
 		/* Without kallsyms, say why they could not be loaded (not listed, or listed but
 		 * unreadable, as in a truncated dump). */
-		set_err(err, "no BTF in the dump: %s",
+		ps_set_err(err, "no BTF in the dump: %s",
 			w->c.kallsyms ? "no __start_BTF symbol and no BTF header after _etext (a kernel "
 					"without CONFIG_DEBUG_INFO_BTF)" :
 			w->c.kallsyms_err[0] ? w->c.kallsyms_err :
@@ -268,19 +254,19 @@ int ps_walker_find_btf(struct ps_walker *w, void **data, size_t *len, char **err
 		return -1;
 	}
 	if (stop <= start || stop - start > BTF_MAX_BYTES || stop - start < 24) {
-		set_err(err, "BTF in the dump: implausible size %" PRIu64 " bytes (__start_BTF %" PRIx64
+		ps_set_err(err, "BTF in the dump: implausible size %" PRIu64 " bytes (__start_BTF %" PRIx64
 			", __stop_BTF %" PRIx64 ")", stop - start, start, stop);
 		return -1;
 	}
 	size_t n = (size_t)(stop - start);
 	uint8_t *buf = malloc(n);
 	if (!buf) {
-		set_err(err, "BTF in the dump: out of memory for %zu bytes", n);
+		ps_set_err(err, "BTF in the dump: out of memory for %zu bytes", n);
 		return -1;
 	}
 	enum ps_read_status st = ps_kread(&w->c, start, buf, n);
 	if (st != PS_READ_OK) {
-		set_err(err, "BTF in the dump: cannot read %zu bytes at %" PRIx64 ": %s", n, start,
+		ps_set_err(err, "BTF in the dump: cannot read %zu bytes at %" PRIx64 ": %s", n, start,
 			ps_read_status_name(st));
 		free(buf);
 		return -1;
@@ -288,7 +274,7 @@ int ps_walker_find_btf(struct ps_walker *w, void **data, size_t *len, char **err
 	/* The BTF header's magic is 0xeB9F in the target's byte order. */
 	uint16_t magic = ps_load_u16(&w->c, buf);
 	if (magic != 0xeb9f) {
-		set_err(err, "BTF in the dump: bad magic %04x at %" PRIx64, magic, start);
+		ps_set_err(err, "BTF in the dump: bad magic %04x at %" PRIx64, magic, start);
 		free(buf);
 		return -1;
 	}
@@ -320,7 +306,7 @@ static int check_against_vmcoreinfo(struct ps_walker *w, const struct ps_kinfo *
 		snprintf(key, sizeof key, "SIZE(%s)", ps_ki_size_name(i));
 		if (ki->size[i] != PS_KI_ABSENT && ps_core_vmcoreinfo_u64(&w->c, key, &v) &&
 		    (uint64_t)ki->size[i] != v) {
-			set_err(err, "%s does not belong to this dump: it says sizeof(%s) = %" PRId64
+			ps_set_err(err, "%s does not belong to this dump: it says sizeof(%s) = %" PRId64
 				", the dump's VMCOREINFO says %" PRIu64, src, ps_ki_size_name(i),
 				ki->size[i], v);
 			return -1;
@@ -330,7 +316,7 @@ static int check_against_vmcoreinfo(struct ps_walker *w, const struct ps_kinfo *
 		snprintf(key, sizeof key, "OFFSET(%s)", ps_ki_member_name(i));
 		if (ki->member[i].offset != PS_KI_ABSENT && ps_core_vmcoreinfo_u64(&w->c, key, &v) &&
 		    (uint64_t)ki->member[i].offset != v) {
-			set_err(err, "%s does not belong to this dump: it says offsetof(%s) = %" PRId64
+			ps_set_err(err, "%s does not belong to this dump: it says offsetof(%s) = %" PRId64
 				", the dump's VMCOREINFO says %" PRIu64, src, ps_ki_member_name(i),
 				ki->member[i].offset, v);
 			return -1;
@@ -340,7 +326,7 @@ static int check_against_vmcoreinfo(struct ps_walker *w, const struct ps_kinfo *
 		snprintf(key, sizeof key, "NUMBER(%s)", ps_ki_enum_name(i));
 		if (ki->enumval[i] != PS_KI_ABSENT && ps_core_vmcoreinfo_u64(&w->c, key, &v) &&
 		    ki->enumval[i] != (int64_t)v) {
-			set_err(err, "%s does not belong to this dump: it says %s = %" PRId64
+			ps_set_err(err, "%s does not belong to this dump: it says %s = %" PRId64
 				", the dump's VMCOREINFO says %" PRId64, src, ps_ki_enum_name(i),
 				ki->enumval[i], (int64_t)v);
 			return -1;
@@ -354,31 +340,31 @@ int ps_walker_set_kinfo(struct ps_walker *w, const struct ps_kinfo *ki, char **e
 	const char *src = ki->source[0] ? ki->source : "type information";
 	const char *dump_arch = w->c.arch->name;
 	if (ki->arch[0] && strcmp(ki->arch, dump_arch) != 0) {
-		set_err(err, "%s is for %s, but the dump is %s", src, ki->arch, dump_arch);
+		ps_set_err(err, "%s is for %s, but the dump is %s", src, ki->arch, dump_arch);
 		return -1;
 	}
 	/* A pointer member says the type information's word size. */
 	uint32_t psize = ki->member[PS_KI_TASK_MM].size;
 	if (ki->member[PS_KI_TASK_MM].offset != PS_KI_ABSENT && psize != w->c.ptr_size) {
-		set_err(err, "%s has %u-byte pointers, but the dump is %s with %u-byte pointers", src,
+		ps_set_err(err, "%s has %u-byte pointers, but the dump is %s with %u-byte pointers", src,
 			psize, dump_arch, w->c.ptr_size);
 		return -1;
 	}
 	const char *rel = ps_core_vmcoreinfo(&w->c, "OSRELEASE");
 	if (ki->release[0] && rel && strcmp(ki->release, rel) != 0) {
-		set_err(err, "%s is for kernel %s, but the dump is of kernel %s", src, ki->release, rel);
+		ps_set_err(err, "%s is for kernel %s, but the dump is of kernel %s", src, ki->release, rel);
 		return -1;
 	}
 	const char *bid = ps_core_vmcoreinfo(&w->c, "BUILD-ID");
 	if (ki->build_id[0] && bid && bid[0] && !same_hex_id(ki->build_id, bid)) {
-		set_err(err, "%s has build id %s, but the dump's kernel has build id %s", src,
+		ps_set_err(err, "%s has build id %s, but the dump's kernel has build id %s", src,
 			ki->build_id, bid);
 		return -1;
 	}
 	if (check_against_vmcoreinfo(w, ki, src, err) != 0)
 		return -1;
 	if (ps_core_set_kinfo(&w->c, ki) != 0) {
-		set_err(err, "%s", w->c.err[0] ? w->c.err : "walker: cannot use the type information");
+		ps_set_err(err, "%s", w->c.err[0] ? w->c.err : "walker: cannot use the type information");
 		return -1;
 	}
 	return 0;
@@ -424,7 +410,7 @@ static int check_layout(struct ps_walker *w, char **err)
 	for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++) {
 		int64_t s = ki->size[sized[i]];
 		if (s == PS_KI_ABSENT || s <= 0 || s > (1 << 20)) {
-			set_err(err, "type information: implausible size of struct %s",
+			ps_set_err(err, "type information: implausible size of struct %s",
 				ps_ki_size_name(sized[i]));
 			return -1;
 		}
@@ -433,23 +419,23 @@ static int check_layout(struct ps_walker *w, char **err)
 		const struct ps_kinfo_member *m = &ki->member[inside[i].m];
 		if (m->offset == PS_KI_ABSENT || m->offset < 0 ||
 		    m->offset + (int64_t)m->size > ki->size[inside[i].s]) {
-			set_err(err, "type information: %s lies outside struct %s",
+			ps_set_err(err, "type information: %s lies outside struct %s",
 				ps_ki_member_name(inside[i].m), ps_ki_size_name(inside[i].s));
 			return -1;
 		}
 	}
 	if (ki->size[PS_KI_PAGE] > 512) {
-		set_err(err, "type information: struct page of %" PRId64 " bytes (at most 512 expected)",
+		ps_set_err(err, "type information: struct page of %" PRId64 " bytes (at most 512 expected)",
 			ki->size[PS_KI_PAGE]);
 		return -1;
 	}
 	if (!mm_has(w, PS_KI_MM_MT) && !(mm_has(w, PS_KI_MM_MMAP) && mm_has(w, PS_KI_VMA_NEXT))) {
-		set_err(err, "type information: neither mm_struct.mm_mt (6.1+) nor mm_struct.mmap "
+		ps_set_err(err, "type information: neither mm_struct.mm_mt (6.1+) nor mm_struct.mmap "
 			     "with vm_area_struct.vm_next (older kernels)");
 		return -1;
 	}
 	if (!mm_has(w, PS_KI_TASK_STATE) && !mm_has(w, PS_KI_TASK_STATE_OLD)) {
-		set_err(err, "type information: neither task_struct.__state nor task_struct.state");
+		ps_set_err(err, "type information: neither task_struct.__state nor task_struct.state");
 		return -1;
 	}
 	return 0;
@@ -609,7 +595,7 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 		res = &local;
 	memset(res, 0, sizeof *res);
 	if (!w->c.have_kinfo) {
-		set_err(err, "walker: no type information installed (ps_walker_set_kinfo)");
+		ps_set_err(err, "walker: no type information installed (ps_walker_set_kinfo)");
 		return -1;
 	}
 	if (check_layout(w, err) != 0)
@@ -626,11 +612,11 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 	crash_time(w, when, sizeof when);
 	struct ps_snapshot snap = { .seq = 0, .time = when[0] ? when : NULL, .uptime_ns = PS_UNKNOWN };
 	if (ps_write_snapshot(out, &snap) < 0) {
-		set_err(err, "%s", ps_writer_error(out));
+		ps_set_err(err, "%s", ps_writer_error(out));
 		return -1;
 	}
 	if (mm_pages_init(w) != 0) {
-		set_err(err, "walker: out of memory");
+		ps_set_err(err, "walker: out of memory");
 		return -1;
 	}
 
@@ -659,12 +645,12 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 	res->pt_bytes = w->c.stats.pt_bytes - pt0;
 	res->page_struct_bytes = w->c.stats.page_struct_bytes - ps0;
 	if (rc < 0 && !w->write_failed) {
-		set_err(err, "walker: out of memory");
+		ps_set_err(err, "walker: out of memory");
 		w->out = NULL;
 		return -1;
 	}
 	if (w->write_failed || ps_write_end(out, !res->partial) < 0) {
-		set_err(err, "%s", ps_writer_error(out) ? ps_writer_error(out) : "write failed");
+		ps_set_err(err, "%s", ps_writer_error(out) ? ps_writer_error(out) : "write failed");
 		w->out = NULL;
 		return -1;
 	}

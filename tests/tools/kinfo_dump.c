@@ -55,23 +55,12 @@ int main(int argc, char **argv)
 	char *err = NULL;
 	int rc = -1;
 	double start = now_ms();
-	if (btf) {
-		struct ps_btf_source *s = ps_btf_source_open_file(btf, &err);
-		if (s) {
-			ps_kinfo_set_source(&ki, "btf", btf);
-			rc = ps_kinfo_fill(&ki, &ps_btf_typeinfo_ops, s, &err);
-			ps_btf_source_close(s);
-		}
-	} else if (vmlinux) {
-		struct ps_dwarf_source *s = ps_dwarf_source_open(vmlinux, &err);
-		if (s) {
-			ps_dwarf_source_describe(s, &ki);
-			rc = ps_kinfo_fill(&ki, &ps_dwarf_typeinfo_ops, s, &err);
-			ps_dwarf_source_close(s);
-		}
-	} else {
+	if (btf)
+		rc = ps_kinfo_fill_from_btf_file(&ki, btf, &err);
+	else if (vmlinux)
+		rc = ps_kinfo_fill_from_vmlinux(&ki, vmlinux, &err);
+	else
 		rc = ps_profile_read(&ki, profile, &err);
-	}
 	if (rc == 0 && system_map)
 		rc = ps_kinfo_add_system_map(&ki, system_map, &err);
 	if (timing)

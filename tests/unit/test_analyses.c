@@ -10,43 +10,11 @@
  * "test_analyses: N checks, M failed"; exits non-zero if any check failed.
  */
 #include "model.h"
+#include "check.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static unsigned n_checks, n_failed;
-static const char *cur_file = "";
-
-static bool check_at(bool ok, int line, const char *fmt, ...)
-{
-	n_checks++;
-	if (ok)
-		return true;
-	n_failed++;
-	printf("FAIL: test_analyses.c:%d: [%s] ", line, cur_file);
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return false;
-}
-
-#define CHECK(cond, ...) check_at((cond), __LINE__, __VA_ARGS__)
-#define CHECK_U64(a, b)                                                                      \
-	do {                                                                                  \
-		uint64_t a_ = (a), b_ = (b);                                                  \
-		CHECK(a_ == b_, "%s == %llu, expected %llu", #a, (unsigned long long)a_,      \
-		      (unsigned long long)b_);                                                \
-	} while (0)
-#define CHECK_CONTAINS(hay, needle)                                                          \
-	do {                                                                                  \
-		const char *h_ = (hay);                                                       \
-		CHECK(h_ && strstr(h_, (needle)), "%s = \"%s\" does not contain \"%s\"", #hay, \
-		      h_ ? h_ : "(null)", (needle));                                          \
-	} while (0)
 
 /* ---- loading ------------------------------------------------------------------------------ */
 
@@ -61,13 +29,13 @@ struct loaded {
 static bool load_at(struct loaded *L, const char *path, int64_t snapshot, int line)
 {
 	memset(L, 0, sizeof *L);
-	cur_file = path;
+	check_context = path;
 	struct pages_dump *pages = an_pages_begin();
 	struct model_options opt = { .keep_maps = true, .snapshot = snapshot,
 				     .on_run = an_pages_on_run, .on_run_ctx = pages };
 	char *err = NULL;
-	if (!check_at(model_load(&L->m, path, &opt, &err) == 0, line, "model_load(%s): %s", path,
-		      err ? err : "?")) {
+	if (!check_at(model_load(&L->m, path, &opt, &err) == 0, __FILE__, line, "model_load(%s): %s",
+		      path, err ? err : "?")) {
 		free(err);
 		struct report tmp = { 0 };
 		an_pages_finish(pages, &tmp);
@@ -103,7 +71,7 @@ static void unload(struct loaded *L)
 static const struct table *tab_at(const struct report *r, const char *id, int line)
 {
 	const struct table *t = report_find(r, id);
-	check_at(t != NULL, line, "no table '%s' in the report", id);
+	check_at(t != NULL, __FILE__, line, "no table '%s' in the report", id);
 	return t;
 }
 #define TAB(r, id) tab_at((r), (id), __LINE__)
@@ -122,14 +90,15 @@ static long col_of(const struct table *t, const char *name)
 static long row_s_at(const struct table *t, const char *keycol, const char *key, int line)
 {
 	long c = col_of(t, keycol);
-	if (!check_at(c >= 0, line, "table %s: no column '%s'", t ? t->id : "(none)", keycol))
+	if (!check_at(c >= 0, __FILE__, line, "table %s: no column '%s'", t ? t->id : "(none)",
+		      keycol))
 		return -1;
 	for (size_t r = 0; r < t->nrows; r++) {
 		const struct cell *cl = table_cell_c(t, r, (size_t)c);
 		if (cl->kind == CELL_STR && strcmp(cl->s, key) == 0)
 			return (long)r;
 	}
-	check_at(false, line, "table %s: no row with %s = \"%s\"", t->id, keycol, key);
+	check_at(false, __FILE__, line, "table %s: no row with %s = \"%s\"", t->id, keycol, key);
 	return -1;
 }
 #define ROW_S(t, keycol, key) row_s_at((t), (keycol), (key), __LINE__)
@@ -137,14 +106,15 @@ static long row_s_at(const struct table *t, const char *keycol, const char *key,
 static long row_u_at(const struct table *t, const char *keycol, uint64_t key, int line)
 {
 	long c = col_of(t, keycol);
-	if (!check_at(c >= 0, line, "table %s: no column '%s'", t ? t->id : "(none)", keycol))
+	if (!check_at(c >= 0, __FILE__, line, "table %s: no column '%s'", t ? t->id : "(none)",
+		      keycol))
 		return -1;
 	for (size_t r = 0; r < t->nrows; r++) {
 		const struct cell *cl = table_cell_c(t, r, (size_t)c);
 		if (cl->kind == CELL_U64 && cl->u == key)
 			return (long)r;
 	}
-	check_at(false, line, "table %s: no row with %s = %llu", t->id, keycol,
+	check_at(false, __FILE__, line, "table %s: no row with %s = %llu", t->id, keycol,
 		 (unsigned long long)key);
 	return -1;
 }
@@ -155,10 +125,10 @@ static const struct cell *cell_at(const struct table *t, long row, const char *c
 	if (!t || row < 0)
 		return NULL; /* already reported */
 	long c = col_of(t, col);
-	if (!check_at(c >= 0, line, "table %s: no column '%s'", t->id, col))
+	if (!check_at(c >= 0, __FILE__, line, "table %s: no column '%s'", t->id, col))
 		return NULL;
-	if (!check_at((size_t)row < t->nrows, line, "table %s: row %ld out of %zu", t->id, row,
-		      t->nrows))
+	if (!check_at((size_t)row < t->nrows, __FILE__, line, "table %s: row %ld out of %zu", t->id,
+		      row, t->nrows))
 		return NULL;
 	return table_cell_c(t, (size_t)row, (size_t)c);
 }
@@ -168,7 +138,8 @@ static void expect_u_at(const struct table *t, long row, const char *col, uint64
 	const struct cell *c = cell_at(t, row, col, line);
 	if (!c)
 		return;
-	check_at(c->kind == CELL_U64 && c->u == want, line, "table %s row %ld: %s = %s%llu, expected %llu",
+	check_at(c->kind == CELL_U64 && c->u == want, __FILE__, line,
+		 "table %s row %ld: %s = %s%llu, expected %llu",
 		 t->id, row, col, c->kind == CELL_U64 ? "" : "(not u64) ",
 		 (unsigned long long)(c->kind == CELL_U64 ? c->u : 0), (unsigned long long)want);
 }
@@ -178,7 +149,8 @@ static void expect_i_at(const struct table *t, long row, const char *col, int64_
 	const struct cell *c = cell_at(t, row, col, line);
 	if (!c)
 		return;
-	check_at(c->kind == CELL_I64 && c->i == want, line, "table %s row %ld: %s = %s%lld, expected %lld",
+	check_at(c->kind == CELL_I64 && c->i == want, __FILE__, line,
+		 "table %s row %ld: %s = %s%lld, expected %lld",
 		 t->id, row, col, c->kind == CELL_I64 ? "" : "(not i64) ",
 		 (long long)(c->kind == CELL_I64 ? c->i : 0), (long long)want);
 }
@@ -188,7 +160,7 @@ static void expect_s_at(const struct table *t, long row, const char *col, const 
 	const struct cell *c = cell_at(t, row, col, line);
 	if (!c)
 		return;
-	check_at(c->kind == CELL_STR && strcmp(c->s, want) == 0, line,
+	check_at(c->kind == CELL_STR && strcmp(c->s, want) == 0, __FILE__, line,
 		 "table %s row %ld: %s = \"%s\", expected \"%s\"", t->id, row, col,
 		 c->kind == CELL_STR ? c->s : "(not a string)", want);
 }
@@ -272,7 +244,8 @@ static void expect_map_at(const struct table *t, const char *group, const char *
 {
 	long rows[64];
 	size_t n = map_rows(t, group, vma, rows, 64);
-	if (!check_at(n == nwant, line, "map %s / %s: %zu rows, expected %zu", group, vma, n, nwant))
+	if (!check_at(n == nwant, __FILE__, line, "map %s / %s: %zu rows, expected %zu", group, vma, n,
+		      nwant))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		expect_u_at(t, rows[i], "offset", want[i].offset, line);
@@ -770,7 +743,7 @@ static void test_diff(void)
 		unload(&A);
 		return;
 	}
-	cur_file = "diff_a.rec -> diff_b.rec";
+	check_context = "diff_a.rec -> diff_b.rec";
 	struct report r = { 0 };
 	model_describe(&B.m, &r);
 	an_diff(&A.m, &B.m, &r);
@@ -945,6 +918,5 @@ int main(void)
 	test_overlap();
 	test_partial();
 	test_trailwarn();
-	printf("test_analyses: %u checks, %u failed\n", n_checks, n_failed);
-	return n_failed ? 1 : 0;
+	return check_summary("test_analyses");
 }

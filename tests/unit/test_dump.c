@@ -9,11 +9,11 @@
  * "test_dump: N checks, M failed"; exits non-zero if any check failed.
  */
 #include "dump.h"
+#include "check.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,31 +21,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
-
-static unsigned n_checks, n_failed;
-
-static bool check_at(bool ok, const char *file, int line, const char *fmt, ...)
-{
-	n_checks++;
-	if (ok)
-		return true;
-	n_failed++;
-	printf("FAIL: %s:%d: ", file, line);
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return false;
-}
-
-#define CHECK(cond, ...) check_at((cond), __FILE__, __LINE__, __VA_ARGS__)
-#define CHECK_U64(a, b)                                                                        \
-	check_at((uint64_t)(a) == (uint64_t)(b), __FILE__, __LINE__, "%s == %llu (%#llx), expected %llu", #a, \
-		 (unsigned long long)(a), (unsigned long long)(a), (unsigned long long)(b))
-#define CHECK_STR(a, b)                                                                        \
-	check_at((a) && strcmp((a), (b)) == 0, __FILE__, __LINE__, "%s == \"%s\", expected \"%s\"", #a, \
-		 (a) ? (a) : "(null)", (b))
 
 static char tmpdir[] = "/tmp/test_dump.XXXXXX";
 
@@ -724,6 +699,5 @@ int main(void)
 	test_kdump();
 	test_garbage();
 	cleanup();
-	printf("test_dump: %u checks, %u failed\n", n_checks, n_failed);
-	return n_failed ? 1 : 0;
+	return check_summary("test_dump");
 }

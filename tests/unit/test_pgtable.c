@@ -15,41 +15,7 @@
 #include <string.h>
 
 #include "core.h"
-
-static unsigned n_checks, n_failed;
-
-static bool check_at(bool ok, const char *file, int line, const char *fmt, ...)
-{
-	n_checks++;
-	if (ok)
-		return true;
-	n_failed++;
-	printf("FAIL: %s:%d: ", file, line);
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return false;
-}
-
-#define CHECK(cond, ...) check_at((cond), __FILE__, __LINE__, __VA_ARGS__)
-#define CHECK_U64(a, b) check_u64(__FILE__, __LINE__, (a), (b), #a, #b)
-#define CHECK_STR(a, b) check_str(__FILE__, __LINE__, (a), (b), #a)
-
-static bool check_u64(const char *file, int line, uint64_t a, uint64_t b, const char *as,
-		      const char *bs)
-{
-	return check_at(a == b, file, line, "%s == %llu (%#llx), expected %s == %llu (%#llx)", as,
-			(unsigned long long)a, (unsigned long long)a, bs, (unsigned long long)b,
-			(unsigned long long)b);
-}
-
-static bool check_str(const char *file, int line, const char *a, const char *b, const char *as)
-{
-	return check_at(a && b && strcmp(a, b) == 0, file, line, "%s == \"%s\", expected \"%s\"",
-			as, a ? a : "(null)", b ? b : "(null)");
-}
+#include "check.h"
 
 /* ---- the synthetic dump ---------------------------------------------------------------- */
 
@@ -1020,6 +986,5 @@ int main(void)
 	test_arm64();
 	test_arm64_granules();
 	test_kallsyms();
-	printf("test_pgtable: %u checks, %u failed\n", n_checks, n_failed);
-	return n_failed ? 1 : 0;
+	return check_summary("test_pgtable");
 }

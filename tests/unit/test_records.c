@@ -6,10 +6,10 @@
  * "test_records: N checks, M failed"; exits non-zero if any check failed.
  */
 #include "records.h"
+#include "check.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,40 +18,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static unsigned n_checks, n_failed;
-
-static bool check_at(bool ok, const char *file, int line, const char *fmt, ...)
-{
-	n_checks++;
-	if (ok)
-		return true;
-	n_failed++;
-	printf("FAIL: %s:%d: ", file, line);
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return false;
-}
-
-#define CHECK(cond, ...) check_at((cond), __FILE__, __LINE__, __VA_ARGS__)
-#define CHECK_U64(a, b) check_u64(__FILE__, __LINE__, (a), (b), #a, #b)
-#define CHECK_STR(a, b) check_str(__FILE__, __LINE__, (a), (b), #a)
-
-static bool check_u64(const char *file, int line, uint64_t a, uint64_t b, const char *as,
-		      const char *bs)
-{
-	return check_at(a == b, file, line, "%s == %llu (%#llx), expected %s == %llu", as,
-			(unsigned long long)a, (unsigned long long)a, bs, (unsigned long long)b);
-}
-
-static bool check_str(const char *file, int line, const char *a, const char *b, const char *as)
-{
-	return check_at(a && b && strcmp(a, b) == 0, file, line, "%s == \"%s\", expected \"%s\"",
-			as, a ? a : "(null)", b ? b : "(null)");
-}
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -1598,6 +1564,5 @@ int main(void)
 	rmdir(tmpdir);
 	for (size_t i = 0; i < cat_n; i++)
 		free(cat_pool[i]);
-	printf("test_records: %u checks, %u failed\n", n_checks, n_failed);
-	return n_failed ? 1 : 0;
+	return check_summary("test_records");
 }

@@ -11,40 +11,15 @@
  * Prints "FAIL: file:line: ..." per failed check and "test_typeinfo: N checks, M failed".
  */
 #include "kinfo.h"
+#include "check.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static unsigned n_checks, n_failed;
-
-static bool check_at(bool ok, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static bool check_at(bool ok, const char *file, int line, const char *fmt, ...)
-{
-	n_checks++;
-	if (ok)
-		return true;
-	n_failed++;
-	printf("FAIL: %s:%d: ", file, line);
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	return false;
-}
-/* The condition is evaluated before the message's arguments (it may set err). */
-#define CHECK(cond, ...)                                                                        \
-	({                                                                                     \
-		bool ok_ = (cond);                                                             \
-		check_at(ok_, __FILE__, __LINE__, __VA_ARGS__);                                \
-	})
 
 static const char *root_dir(void)
 {
@@ -819,10 +794,10 @@ int main(void)
 	test_system_map();
 	test_source_errors();
 	rmdir(tmpdir);
-	printf("test_typeinfo: %u checks, %u failed\n", n_checks, n_failed);
+	int status = check_summary("test_typeinfo");
 	if (!sources && !n_failed) {
 		printf("SKIP: no fixture BTF (neither zstd nor %s/fixtures/unpacked)\n", cache_dir());
 		return 77;
 	}
-	return n_failed ? 1 : 0;
+	return status;
 }
