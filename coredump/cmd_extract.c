@@ -223,13 +223,8 @@ static int load_type_info(struct ps_walker *w, enum ti_kind kind, const char *fi
 			free(why);
 			return -1;
 		}
-		struct ps_btf_source *s = ps_btf_source_open(data, len, "dump", err);
+		rc = ps_kinfo_fill_from_btf(ki, data, len, "dump", err);
 		free(data);
-		if (!s)
-			return -1;
-		ps_kinfo_set_source(ki, "btf", "dump");
-		rc = ps_kinfo_fill(ki, &ps_btf_typeinfo_ops, s, err);
-		ps_btf_source_close(s);
 		break;
 	}
 	}

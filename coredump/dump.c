@@ -352,13 +352,22 @@ static bool check_elf_truncation(struct ps_dump *d, const unsigned char *head, s
 	return whole;
 }
 
+/* Offset of disk_dump_header.timestamp: struct new_utsname is 6 x 65 bytes after the
+ * signature and version (offset 402); the struct timeval after it is aligned to the size of
+ * long. status, block_size, sub_hdr_size, bitmap_blocks and max_mapnr (4 bytes each)
+ * follow the timeval's two longs. */
+static unsigned kdump_timestamp_offset(unsigned ptr_size)
+{
+	return ptr_size == 8 ? 408 : 404;
+}
+
 /* disk_dump_header.block_size, or 0 when HEAD is not a kdump header. */
 static uint32_t kdump_block_size(const struct ps_dump *d, const unsigned char *head, size_t n)
 {
 	if (n < 448 || memcmp(head, "KDUMP   ", 8) != 0)
 		return 0;
 	unsigned ps = d->target.ptr_size;
-	unsigned bs_off = (ps == 8 ? 408 : 404) + 2 * ps + 4; /* after timestamp and status */
+	unsigned bs_off = kdump_timestamp_offset(ps) + 2 * ps + 4; /* after timestamp and status */
 	uint32_t bs = (uint32_t)load_uint(head + bs_off, 4, d->target.big_endian);
 	if (bs < 512 || bs > (1u << 24) || (bs & (bs - 1)))
 		return 0;
@@ -440,7 +449,7 @@ static const char *kdump_header_broken(int fd, const unsigned char *head, size_t
 		return "the file ends inside the header";
 	for (unsigned ps = 4; ps <= 8; ps += 4)
 		for (int be = 0; be <= 1; be++) {
-			unsigned f = (ps == 8 ? 408 : 404) + 2 * ps; /* status */
+			unsigned f = kdump_timestamp_offset(ps) + 2 * ps; /* status */
 			uint64_t bs = load_uint(head + f + 4, 4, be), sub_blocks = load_uint(head + f + 8, 4, be);
 			uint64_t bitmap_blocks = load_uint(head + f + 12, 4, be);
 			uint64_t max_mapnr = load_uint(head + f + 16, 4, be);
@@ -480,21 +489,19 @@ static const char *kdump_header_broken(int fd, const unsigned char *head, size_t
 
 /* makedumpfile/QEMU kdump header: disk_dump_header (timestamp) and, one block later,
  * kdump_sub_header (dump_level), both in the dumped machine's byte order and long size.
- * libkdumpfile 0.5.1 exposes neither. */
-static void read_kdump_header(struct ps_dump *d, const unsigned char *head, size_t n)
+ * libkdumpfile 0.5.1 exposes neither. BLOCK_SIZE is kdump_block_size() of HEAD. */
+static void read_kdump_header(struct ps_dump *d, const unsigned char *head, size_t n,
+			      uint32_t block_size)
 {
 	if (n < 448 || memcmp(head, "KDUMP   ", 8) != 0)
 		return;
 	bool be = d->target.big_endian;
 	unsigned ps = d->target.ptr_size;
 	int32_t version = (int32_t)load_uint(head + 8, 4, be);
-	/* struct new_utsname is 6 x 65 bytes after signature and version (offset 402); the
-	 * struct timeval after it is aligned to the size of long. */
-	unsigned ts_off = ps == 8 ? 408 : 404;
+	unsigned ts_off = kdump_timestamp_offset(ps);
 	int64_t tv_sec = (int64_t)load_uint(head + ts_off, ps, be);
 	if (ps == 4)
 		tv_sec = (int32_t)tv_sec;
-	uint32_t block_size = kdump_block_size(d, head, n);
 	if (tv_sec > 0 && d->crash_time == 0)
 		d->crash_time = tv_sec;
 	if (!block_size)
@@ -942,8 +949,9 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		goto fail;
 	}
 	struct stat sb;
-	if (fstat(in, &sb) < 0 || S_ISDIR(sb.st_mode)) {
-		ps_set_err(err, "%s: %s", path, S_ISDIR(sb.st_mode) ? "is a directory" : strerror(errno));
+	bool fstat_ok = fstat(in, &sb) == 0;
+	if (!fstat_ok || S_ISDIR(sb.st_mode)) {
+		ps_set_err(err, "%s: %s", path, fstat_ok ? "is a directory" : strerror(errno));
 		close(in);
 		goto fail;
 	}
@@ -1101,7 +1109,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		kdump_bmp_incref(d->file_map);
 	}
 	size_t nh = (size_t)nhead;
-	read_kdump_header(d, head, nh);
+	read_kdump_header(d, head, nh, block_size);
 	if (!d->kd_block_size && kdump_get_attr(d->kd, KDUMP_ATTR_MEMORY_PAGEMAP, &attr) == KDUMP_OK &&
 	    attr.type == KDUMP_BITMAP) {
 		d->mem_map = attr.val.bitmap;

@@ -268,6 +268,9 @@ extern const struct ps_typeinfo_ops ps_btf_typeinfo_ops;
 /* Open the BTF file PATH, fill KI from it (source "btf:PATH") and close it: 0, or -1 with
  * *err. */
 int ps_kinfo_fill_from_btf_file(struct ps_kinfo *ki, const char *path, char **err);
+/* The same for BTF bytes (the dump's own .BTF; data is copied), source "btf:NAME". */
+int ps_kinfo_fill_from_btf(struct ps_kinfo *ki, const void *data, size_t len, const char *name,
+			   char **err);
 
 /* typeinfo_dwarf.c: vmlinux with DWARF (libdw) and its ELF symbol table (link-time
  * addresses). Also fills ki->arch/release/build_id when the ELF says. */

@@ -356,13 +356,25 @@ const struct ps_typeinfo_ops ps_btf_typeinfo_ops = {
 	.symbol = NULL, /* BTF has no addresses */
 };
 
-int ps_kinfo_fill_from_btf_file(struct ps_kinfo *ki, const char *path, char **err)
+/* Fill KI from S (source "btf:NAME") and close S. */
+static int fill_and_close(struct ps_kinfo *ki, struct ps_btf_source *s, const char *name,
+			  char **err)
 {
-	struct ps_btf_source *s = ps_btf_source_open_file(path, err);
-	if (!s)
-		return -1;
-	ps_kinfo_set_source(ki, "btf", path);
+	ps_kinfo_set_source(ki, "btf", name);
 	int rc = ps_kinfo_fill(ki, &ps_btf_typeinfo_ops, s, err);
 	ps_btf_source_close(s);
 	return rc;
+}
+
+int ps_kinfo_fill_from_btf_file(struct ps_kinfo *ki, const char *path, char **err)
+{
+	struct ps_btf_source *s = ps_btf_source_open_file(path, err);
+	return s ? fill_and_close(ki, s, path, err) : -1;
+}
+
+int ps_kinfo_fill_from_btf(struct ps_kinfo *ki, const void *data, size_t len, const char *name,
+			   char **err)
+{
+	struct ps_btf_source *s = ps_btf_source_open(data, len, name, err);
+	return s ? fill_and_close(ki, s, name, err) : -1;
 }
