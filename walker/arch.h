@@ -55,6 +55,14 @@ struct ps_pt_entry {
 	const char *why;            /* BAD: a short reason */
 };
 
+/* Record in a decoded entry that the entry tells letter B, and whether it is set. */
+static inline void ps_pte_note(struct ps_pte *p, enum ps_pte_bit b, bool on)
+{
+	p->known |= (uint8_t)(1u << b);
+	if (on)
+		p->set |= (uint8_t)(1u << b);
+}
+
 struct ps_arch {
 	const char *name; /* header arch name: "x86_64", "arm64", "ppc64le", "arm", "ppc32" */
 	/* Read the parameters this dump needs (VMCOREINFO, symbols through ps_core_symbol,

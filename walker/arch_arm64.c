@@ -51,13 +51,6 @@ static inline const struct a64_state *st(const struct ps_core *c)
 	return c->arch_priv;
 }
 
-static void pte_bit(struct ps_pte *p, enum ps_pte_bit b, bool on)
-{
-	p->known |= (uint8_t)(1u << b);
-	if (on)
-		p->set |= (uint8_t)(1u << b);
-}
-
 static uint64_t out_addr(const struct ps_core *c, uint64_t raw)
 {
 	uint64_t a = raw & ((UINT64_C(1) << 48) - 1) & ~(((uint64_t)c->page_size) - 1);
@@ -86,7 +79,7 @@ static void a64_decode(const struct ps_core *c, unsigned level, uint64_t raw, st
 			e->kind = PS_PT_SWAP;
 			e->swp_type = (raw >> 3) & 0x1f;
 			e->swp_off = (raw >> 8) & ((UINT64_C(1) << 50) - 1);
-			pte_bit(&e->pte, PS_PTE_EXCLUSIVE, raw & A64_SWP_EXCLUSIVE);
+			ps_pte_note(&e->pte, PS_PTE_EXCLUSIVE, raw & A64_SWP_EXCLUSIVE);
 			return;
 		}
 	} else if (!last && (raw & A64_TABLE)) {
@@ -220,12 +213,9 @@ static int a64_init(struct ps_core *c)
 	g->user_va_end = UINT64_C(1) << s->va_bits;
 
 	uint64_t pgd_va;
-	if (ps_core_vmcoreinfo_u64(c, "SYMBOL(swapper_pg_dir)", &pgd_va) && pgd_va)
-		s->kernel_pgd = pgd_va - s->kimage_voffset;
-	else if (ps_core_symbol_by_name(c, "swapper_pg_dir", &pgd_va) == 0)
-		s->kernel_pgd = pgd_va - s->kimage_voffset;
-	else
+	if (ps_core_symbol_by_name(c, "swapper_pg_dir", &pgd_va) != 0)
 		return ps_core_fail(c, "arm64: swapper_pg_dir is not known");
+	s->kernel_pgd = pgd_va - s->kimage_voffset;
 	return 0;
 }
 

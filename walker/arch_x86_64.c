@@ -51,13 +51,6 @@ static inline const struct x86_state *st(const struct ps_core *c)
 	return c->arch_priv;
 }
 
-static void pte_bit(struct ps_pte *p, enum ps_pte_bit b, bool on)
-{
-	p->known |= (uint8_t)(1u << b);
-	if (on)
-		p->set |= (uint8_t)(1u << b);
-}
-
 static bool x86_kvtop_direct(const struct ps_core *c, uint64_t va, uint64_t *pa)
 {
 	const struct x86_state *s = st(c);
@@ -149,7 +142,7 @@ static void x86_decode(const struct ps_core *c, unsigned level, uint64_t raw, st
 	e->kind = PS_PT_SWAP;
 	e->swp_type = raw >> 59;
 	e->swp_off = (~raw << 5) >> 14;
-	pte_bit(&e->pte, PS_PTE_SOFTDIRTY, raw & X86_SWP_SOFT_DIRTY);
+	ps_pte_note(&e->pte, PS_PTE_SOFTDIRTY, raw & X86_SWP_SOFT_DIRTY);
 }
 
 static uint64_t x86_kernel_pgd(const struct ps_core *c)
@@ -170,14 +163,10 @@ static uint64_t x86_pfn_to_page(const struct ps_core *c, uint64_t pfn)
 
 static uint64_t x86_user_pgd(const struct ps_core *c, uint64_t mm_pgd)
 {
+	/* 0 when the direct map base is unknown: the walker then translates through the
+	 * kernel's own tables (ps_kvtop), as for every architecture. */
 	uint64_t pa;
-	if (x86_kvtop_direct(c, mm_pgd, &pa))
-		return pa;
-	/* Direct map base unknown: the kernel's own tables map it. */
-	struct ps_core *mc = (struct ps_core *)c;
-	if (ps_kvtop(mc, mm_pgd, &pa) == 0)
-		return pa;
-	return 0;
+	return x86_kvtop_direct(c, mm_pgd, &pa) ? pa : 0;
 }
 
 static bool read_kvar(struct ps_core *c, const char *name, uint64_t *out)

@@ -87,6 +87,16 @@ static unsigned log2_exact(uint64_t v)
 	return s;
 }
 
+/* The kernel's max_pfn (variable at VA) is tighter than the dump's extent (the kdump
+ * header's max_pfn covers holes and crashkernel): taken when it reads and is plausible. */
+static void take_kernel_max_pfn(struct ps_core *c, uint64_t va)
+{
+	uint64_t kmax;
+	if (ps_kread_ptr(c, va, &kmax) == PS_READ_OK && kmax > 0 &&
+	    kmax < (UINT64_C(1) << (64 - c->page_shift)))
+		c->max_pfn = kmax;
+}
+
 int ps_core_open(struct ps_core *c, const struct ps_target *t)
 {
 	memset(c, 0, sizeof *c);
@@ -133,13 +143,10 @@ int ps_core_open(struct ps_core *c, const struct ps_target *t)
 		return -1;
 	}
 
-	/* The kernel's max_pfn is tighter than the dump's extent (the kdump header's max_pfn
-	 * covers holes and crashkernel). Optional: a dump without symbols keeps the target's. */
-	uint64_t sym, kmax;
-	if (ps_core_symbol_by_name(c, "max_pfn", &sym) == 0 &&
-	    ps_kread_ptr(c, sym, &kmax) == PS_READ_OK && kmax > 0 &&
-	    kmax < (UINT64_C(1) << (64 - c->page_shift)))
-		c->max_pfn = kmax;
+	/* Optional: a dump without symbols keeps the target's max_pfn. */
+	uint64_t sym;
+	if (ps_core_symbol_by_name(c, "max_pfn", &sym) == 0)
+		take_kernel_max_pfn(c, sym);
 	c->err[0] = 0;
 	return 0;
 }
@@ -179,7 +186,8 @@ static bool is_init_task(struct ps_core *c, uint64_t task)
 static int scan_range(struct ps_core *c, uint64_t from, uint64_t to, uint8_t *buf, uint64_t *addr)
 {
 	const uint64_t comm_off = (uint64_t)c->ki.member[PS_KI_TASK_COMM].offset;
-	for (uint64_t pos = from; pos < to; pos += SCAN_CHUNK) {
+	/* The step never wraps past 2^64: the anchors come from the dump. */
+	for (uint64_t pos = from; pos < to; pos = to - pos > SCAN_CHUNK ? pos + SCAN_CHUNK : to) {
 		size_t len = SCAN_CHUNK + SCAN_OVERLAP;
 		if (ps_kread(c, pos, buf, len) != PS_READ_OK) {
 			/* A hole (freed init sections, unmapped gaps): search what pages there are. */
@@ -290,12 +298,8 @@ int ps_core_set_kinfo(struct ps_core *c, const struct ps_kinfo *ki)
 		memset(c->kvtop_cache, 0, sizeof c->kvtop_cache);
 	}
 
-	if (c->sym[PS_KI_MAX_PFN]) {
-		uint64_t kmax;
-		if (ps_kread_ptr(c, c->sym[PS_KI_MAX_PFN], &kmax) == PS_READ_OK && kmax > 0 &&
-		    kmax < (UINT64_C(1) << (64 - c->page_shift)))
-			c->max_pfn = kmax;
-	}
+	if (c->sym[PS_KI_MAX_PFN])
+		take_kernel_max_pfn(c, c->sym[PS_KI_MAX_PFN]);
 	/* The release the running kernel reports, when VMCOREINFO had none. */
 	if (!c->release[0] && c->sym[PS_KI_INIT_UTS_NS] && ps_ki_has(ki, PS_KI_UTS_NS_NAME) &&
 	    ps_ki_has(ki, PS_KI_NEW_UTSNAME_RELEASE)) {
@@ -531,4 +535,28 @@ enum ps_read_status ps_kread_string(struct ps_core *c, uint64_t va, char *out, s
 	}
 	out[got] = 0;
 	return PS_READ_OK;
+}
+
+size_t ps_kread_upto(struct ps_core *c, uint64_t va, void *buf, size_t len)
+{
+	uint8_t *out = buf;
+	size_t got = 0;
+	const size_t step = 64 * 1024;
+	while (got < len) {
+		size_t want = len - got < step ? len - got : step;
+		if (ps_kread(c, va + got, out + got, want) == PS_READ_OK) {
+			got += want;
+			continue;
+		}
+		/* Page by page up to the failure. */
+		while (want > 0) {
+			size_t room = c->page_size - ((va + got) & (c->page_size - 1));
+			size_t n = room < want ? room : want;
+			if (ps_kread(c, va + got, out + got, n) != PS_READ_OK)
+				return got;
+			got += n;
+			want -= n;
+		}
+	}
+	return got;
 }

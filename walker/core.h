@@ -103,6 +103,9 @@ enum ps_read_status ps_kread_u64(struct ps_core *c, uint64_t va, uint64_t *out);
 enum ps_read_status ps_kread_ptr(struct ps_core *c, uint64_t va, uint64_t *out);
 /* A NUL-terminated string of at most cap-1 bytes. */
 enum ps_read_status ps_kread_string(struct ps_core *c, uint64_t va, char *out, size_t cap);
+/* Up to LEN bytes at VA, stopping at the first unreadable page: the count read (for tables
+ * whose exact end is not known, so an upper bound is read). */
+size_t ps_kread_upto(struct ps_core *c, uint64_t va, void *buf, size_t len);
 
 const char *ps_read_status_name(enum ps_read_status st); /* "excluded", "not in dump", ... */
 

@@ -52,31 +52,6 @@ static uint32_t name_hash(const char *s)
 	return h;
 }
 
-/* Read up to LEN bytes at VA into BUF, stopping at the first unreadable page; returns the
- * count read (the tables' exact ends are not exported, so an upper bound is read). */
-static size_t read_upto(struct ps_core *c, uint64_t va, uint8_t *buf, size_t len)
-{
-	size_t got = 0;
-	const size_t step = 64 * 1024;
-	while (got < len) {
-		size_t want = len - got < step ? len - got : step;
-		if (ps_kread(c, va + got, buf + got, want) == PS_READ_OK) {
-			got += want;
-			continue;
-		}
-		/* Page by page up to the failure. */
-		while (want > 0) {
-			size_t room = c->page_size - ((va + got) & (c->page_size - 1));
-			size_t n = room < want ? room : want;
-			if (ps_kread(c, va + got, buf + got, n) != PS_READ_OK)
-				return got;
-			got += n;
-			want -= n;
-		}
-	}
-	return got;
-}
-
 static bool sym(struct ps_core *c, const char *name, uint64_t *out)
 {
 	char key[64];
@@ -136,7 +111,7 @@ int ps_kallsyms_load(struct ps_core *c)
 		ps_core_fail(c, "kallsyms: out of memory");
 		goto out;
 	}
-	ttab_len = read_upto(c, a_ttab, ttab, ttab_len);
+	ttab_len = ps_kread_upto(c, a_ttab, ttab, ttab_len);
 	ttab[ttab_len] = 0;
 	if (ttab_len <= max_idx) {
 		ps_core_fail(c, "kallsyms: kallsyms_token_table unreadable");
@@ -153,7 +128,7 @@ int ps_kallsyms_load(struct ps_core *c)
 		ps_core_fail(c, "kallsyms: out of memory");
 		goto out;
 	}
-	names_len = read_upto(c, a_names, names, names_len);
+	names_len = ps_kread_upto(c, a_names, names, names_len);
 
 	size_t esz = relative ? 4 : c->ptr_size;
 	offs = malloc((size_t)num * esz);

@@ -90,11 +90,6 @@ static int bit_of(const struct ps_walker *w, enum ps_ki_enum id)
 	return v == PS_KI_ABSENT || v < 0 || v >= 64 ? -1 : (int)v;
 }
 
-static int64_t off_or(const struct ps_walker *w, enum ps_ki_member id)
-{
-	return mm_off(w, id);
-}
-
 static uint32_t vmcoreinfo_type(struct ps_walker *w, const char *key, uint32_t dflt)
 {
 	uint64_t v;
@@ -121,20 +116,23 @@ int mm_pages_init(struct ps_walker *w)
 		return -1;
 	}
 	w->pages = pc;
-	pc->o_flags = off_or(w, PS_KI_PAGE_FLAGS);
+	pc->o_flags = mm_off(w, PS_KI_PAGE_FLAGS);
 	pc->flags_size = w->c.ki.member[PS_KI_PAGE_FLAGS].size == 4 ? 4 : 8;
-	pc->o_ref = off_or(w, PS_KI_PAGE_REFCOUNT);
-	pc->o_map = off_or(w, PS_KI_PAGE_MAPCOUNT);
-	pc->o_mapping = off_or(w, PS_KI_PAGE_MAPPING);
-	pc->o_head = off_or(w, PS_KI_PAGE_COMPOUND_HEAD);
-	pc->o_type = mm_has(w, PS_KI_PAGE_TYPE) ? off_or(w, PS_KI_PAGE_TYPE) : pc->o_map;
+	pc->o_ref = mm_off(w, PS_KI_PAGE_REFCOUNT);
+	pc->o_map = mm_off(w, PS_KI_PAGE_MAPCOUNT);
+	pc->o_mapping = mm_off(w, PS_KI_PAGE_MAPPING);
+	pc->o_head = mm_off(w, PS_KI_PAGE_COMPOUND_HEAD);
+	/* page_type is not among check_layout's members (it is optional): used only when it
+	 * lies inside struct page, else _mapcount's place as in 6.1's union. */
+	pc->o_type = mm_has(w, PS_KI_PAGE_TYPE) && mm_off(w, PS_KI_PAGE_TYPE) + 4 <= (int64_t)pc->psize
+			     ? mm_off(w, PS_KI_PAGE_TYPE) : pc->o_map;
 	int64_t ps = (int64_t)pc->psize;
 	/* page[1] members (6.1 struct page) are one struct page past the head; folio members
 	 * (6.2+) are already offsets from the head. */
-	pc->o_cmapcount = mm_has(w, PS_KI_PAGE_COMPOUND_MAPCOUNT) ? ps + off_or(w, PS_KI_PAGE_COMPOUND_MAPCOUNT) : -1;
-	pc->o_entire = mm_has(w, PS_KI_FOLIO_ENTIRE_MAPCOUNT) ? off_or(w, PS_KI_FOLIO_ENTIRE_MAPCOUNT) : -1;
-	pc->o_dtor = mm_has(w, PS_KI_PAGE_COMPOUND_DTOR) ? ps + off_or(w, PS_KI_PAGE_COMPOUND_DTOR) : -1;
-	pc->o_order = mm_has(w, PS_KI_PAGE_COMPOUND_ORDER) ? ps + off_or(w, PS_KI_PAGE_COMPOUND_ORDER) : -1;
+	pc->o_cmapcount = mm_has(w, PS_KI_PAGE_COMPOUND_MAPCOUNT) ? ps + mm_off(w, PS_KI_PAGE_COMPOUND_MAPCOUNT) : -1;
+	pc->o_entire = mm_has(w, PS_KI_FOLIO_ENTIRE_MAPCOUNT) ? mm_off(w, PS_KI_FOLIO_ENTIRE_MAPCOUNT) : -1;
+	pc->o_dtor = mm_has(w, PS_KI_PAGE_COMPOUND_DTOR) ? ps + mm_off(w, PS_KI_PAGE_COMPOUND_DTOR) : -1;
+	pc->o_order = mm_has(w, PS_KI_PAGE_COMPOUND_ORDER) ? ps + mm_off(w, PS_KI_PAGE_COMPOUND_ORDER) : -1;
 	pc->o_flags1 = ps + pc->o_flags;
 	pc->pg_locked = bit_of(w, PS_KI_PG_LOCKED);
 	pc->pg_error = bit_of(w, PS_KI_PG_ERROR);
@@ -737,7 +735,9 @@ static int visit(void *arg, enum ps_pt_event ev, uint64_t va, uint64_t npages, u
 		break;
 	}
 	case PS_PT_EV_UNREADABLE: {
-		const char *why = e && e->why && strstr(e->why, "exclu") ? "pgtable-excluded" : "pgtable-unreadable";
+		/* pgtable.c names the read status in e->why. */
+		bool excluded = e && e->why && strcmp(e->why, ps_read_status_name(PS_READ_EXCLUDED)) == 0;
+		const char *why = excluded ? "pgtable-excluded" : "pgtable-unreadable";
 		mm_warn(w, k->mm->id, va, "page table covering %" PRIu64 " pages unreadable: %s", npages,
 			e && e->why ? e->why : "?");
 		add_unknown(k, va, npages, why);

@@ -35,7 +35,7 @@ struct mm_path_cache {
 	size_t nfiles, capfiles;
 	char **strings;             /* every string handed out */
 	size_t nstrings, capstrings;
-	struct mm_set by_name_ptr;  /* special mapping name pointer -> index in strings + 1 */
+	struct mm_set by_name_ptr;  /* name pointer (^1 with a prefix) -> index in strings */
 };
 
 static const char *keep(struct ps_walker *w, const char *s, size_t len)
@@ -223,7 +223,8 @@ int mm_file_info(struct ps_walker *w, uint64_t file, struct mm_file_info *info)
 	}
 	bool ok = false;
 	uint64_t dentry = 0, mnt = 0, inode = 0;
-	if (mm_kptr_ok(w, file, 4) &&
+	const bool file_ok = mm_kptr_ok(w, file, 4);
+	if (file_ok &&
 	    ps_kread_ptr(&w->c, file + (uint64_t)mm_off(w, PS_KI_FILE_PATH_DENTRY), &dentry) == PS_READ_OK &&
 	    ps_kread_ptr(&w->c, file + (uint64_t)mm_off(w, PS_KI_FILE_PATH_MNT), &mnt) == PS_READ_OK) {
 		const char *p = d_path(w, dentry, mnt);
@@ -232,7 +233,7 @@ int mm_file_info(struct ps_walker *w, uint64_t file, struct mm_file_info *info)
 			ok = true;
 		}
 	}
-	if (mm_kptr_ok(w, file, 4) &&
+	if (file_ok &&
 	    ps_kread_ptr(&w->c, file + (uint64_t)mm_off(w, PS_KI_FILE_INODE), &inode) == PS_READ_OK &&
 	    mm_kptr_ok(w, inode, 4)) {
 		uint64_t ino = 0, sb = 0;

@@ -36,30 +36,18 @@ static inline uint64_t load_entry(bool swap, const uint8_t *p, unsigned esz)
 	return swap ? __builtin_bswap32(v) : v;
 }
 
-/* The first non-zero entry in [i, end) of a table slice, or end. Most entries of a
- * process's tables are empty, so test 32 bytes at a time (byte order does not matter for
- * zero). */
 /* The walk buffers are 8-byte aligned (malloc, table-sized slots); the scan reads them as
  * words without breaking aliasing rules. */
 typedef uint64_t aliased_u64 __attribute__((may_alias, aligned(8)));
 
-static inline bool entry_used(const uint8_t *p, unsigned esz)
-{
-	if (esz == 8) {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		return v != 0;
-	}
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v != 0;
-}
-
+/* The first non-zero entry in [i, end) of a table slice, or end. Most entries of a
+ * process's tables are empty, so test 32 bytes at a time (byte order does not matter for
+ * zero). */
 static inline uint64_t next_used(const uint8_t *buf, uint64_t i, uint64_t end, unsigned esz)
 {
 	uint64_t byte = i * esz, end_byte = end * esz;
 	for (; byte < end_byte && (byte & 31); byte += esz)
-		if (entry_used(buf + byte, esz))
+		if (load_entry(false, buf + byte, esz))
 			return byte / esz;
 	for (; byte + 32 <= end_byte; byte += 32) {
 		const aliased_u64 *w = (const aliased_u64 *)(const void *)(buf + byte);
@@ -67,9 +55,15 @@ static inline uint64_t next_used(const uint8_t *buf, uint64_t i, uint64_t end, u
 			break;
 	}
 	for (; byte < end_byte; byte += esz)
-		if (entry_used(buf + byte, esz))
+		if (load_entry(false, buf + byte, esz))
 			return byte / esz;
 	return end;
+}
+
+/* Whether table entries need a byte swap to host order. */
+static inline bool entries_swapped(const struct ps_core *c)
+{
+	return c->geom.entries_big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 }
 
 /* Base pages in [s, last] (inclusive last, so a range ending at 2^64 needs no overflow). */
@@ -100,7 +94,7 @@ static int walk_table(struct walk *w, unsigned level, uint64_t table, bool is_kv
 	const uint64_t i0 = (start - base) >> shift, i1 = (last - base) >> shift;
 	uint8_t *buf = w->buf[level];
 	const uint64_t psz = c->page_size;
-	const bool swap = c->geom.entries_big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	const bool swap = entries_swapped(c);
 
 	if (w->budget == 0) {
 		/* A tree holds each table page once, so more table pages than memory has means
@@ -265,8 +259,7 @@ int ps_pt_translate(struct ps_core *c, uint64_t top, uint64_t va, uint64_t *pa)
 		if (ps_pread(c, epa, b, esz) != PS_READ_OK)
 			return -1;
 		c->stats.pt_bytes += esz;
-		uint64_t raw = load_entry(c->geom.entries_big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__),
-					  b, esz);
+		uint64_t raw = load_entry(entries_swapped(c), b, esz);
 		if (raw == 0)
 			return -1;
 		struct ps_pt_entry e;

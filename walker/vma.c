@@ -187,9 +187,11 @@ static void walk_node(struct vwalk *k, uint64_t enode, uint64_t min, uint64_t ma
 		mm_warn(w, mmid, min, "cannot read maple node %" PRIx64 ": %s", node, ps_read_status_name(st));
 		return;
 	}
-	/* A dead node (being freed) points to itself as its parent. */
-	uint64_t parent = ps_load_ptr(&w->c, buf + (mm_has(w, PS_KI_MAPLE_NODE_PARENT) ? mm_off(w, PS_KI_MAPLE_NODE_PARENT) : 0));
-	if ((parent & ~MAPLE_NODE_MASK) == node) {
+	/* A dead node (being freed) points to itself as its parent. The offset comes from the
+	 * type information: one outside the node read is not checked. */
+	int64_t poff = mm_has(w, PS_KI_MAPLE_NODE_PARENT) ? mm_off(w, PS_KI_MAPLE_NODE_PARENT) : 0;
+	if (poff >= 0 && (uint64_t)poff + w->c.ptr_size <= k->node_len &&
+	    (ps_load_ptr(&w->c, buf + poff) & ~MAPLE_NODE_MASK) == node) {
 		mm_warn(w, mmid, min, "maple node %" PRIx64 " is dead (being freed)", node);
 		return;
 	}

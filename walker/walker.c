@@ -203,21 +203,13 @@ static int scan_btf(struct ps_walker *w, uint64_t *start, uint64_t *stop)
 	if (!buf)
 		return -1;
 	uint64_t best = 0, best_at = 0;
+	/* Bounds are symbols from the dump: the arithmetic stays below TO so it cannot wrap. */
 	for (uint64_t va = from; va < to; va += chunk) {
 		size_t n = chunk + overlap;
-		if (va + n > to + overlap)
-			n = (size_t)(to + overlap - va);
-		/* Read page by page so one unmapped page (freed init memory) ends the scan
-		 * only there. */
-		size_t got = 0;
-		while (got < n) {
-			size_t piece = w->c.page_size - ((va + got) & (w->c.page_size - 1));
-			if (piece > n - got)
-				piece = n - got;
-			if (ps_kread(&w->c, va + got, buf + got, piece) != PS_READ_OK)
-				break;
-			got += piece;
-		}
+		if (to - va < chunk)
+			n = (size_t)(to - va) + overlap;
+		/* One unmapped page (freed init memory) ends the scan only there. */
+		size_t got = ps_kread_upto(&w->c, va, buf, n);
 		for (size_t i = 0; i + 24 <= got && i < chunk; i += 4) {
 			uint64_t total = btf_header_size(&w->c, buf + i, got - i);
 			if (total > best) {
@@ -225,7 +217,7 @@ static int scan_btf(struct ps_walker *w, uint64_t *start, uint64_t *stop)
 				best_at = va + i;
 			}
 		}
-		if (got < n)
+		if (got < n || to - va <= chunk)
 			break;
 	}
 	free(buf);
