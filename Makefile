@@ -24,7 +24,7 @@ B            ?= build
 
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 
-.PHONY: all asan test check deps fixtures bench fuzz clean report-demo
+.PHONY: all asan test check deps fixtures bench bench-dump fuzz clean report-demo
 all: $(B)/pagesleuth $(B)/libpagesleuth.a $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 asan: $(B)-asan/pagesleuth $(patsubst tests/unit/%.c,$(B)-asan/tests/%,$(UNIT_SRC))
 
@@ -71,6 +71,13 @@ fuzz:
 
 bench: all
 	./bench/run.sh
+
+# The big dumps bench/extract.sh compares pagesleuth, crash and drgn on (2.5 GiB guests,
+# 118 processes; cached, never committed) and crash 8.0.6 built from Debian's source.
+bench-dump:
+	./scripts/build-crash.sh
+	./bench/bigdump/gen.py
+	./bench/bigdump/gen.py --arch arm64
 
 report-demo: deps all
 	./scripts/report-demo.sh

@@ -4,6 +4,7 @@
 #
 #   bench/run.sh          the full run: 5M/20M/20M mapping records (~0.3 + 1.1 + 1.1 GB)
 #   bench/run.sh quick    a tenth of that, to check the script
+# Then bench/extract.sh: dump extraction vs crash and drgn (see there; BENCH_EXTRACT=0 skips).
 #
 # Builds into $B (default /tmp/bench-build), generates the record files with
 # bench/gen_records into ${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}/bench (cached by their
@@ -133,3 +134,17 @@ Machine: $(nproc) CPUs ($cpu_model), shared; load average $load_before before, $
 is what the shared core gave us. A and B have the same distinct PFNs and 1x/4x the records;
 C has 4x the distinct PFNs of B and the same records.
 EOF
+
+# ---- dump extraction -----------------------------------------------------------------------
+# `pagesleuth extract` vs crash / drgn / the read floor on the big dump (bench/extract.sh), when
+# that dump was generated (make bench-dump: bench/bigdump/gen.py + scripts/build-crash.sh);
+# otherwise only pagesleuth's pages/s on the fixture dumps. BENCH_EXTRACT=0 skips both.
+if [ "${BENCH_EXTRACT:-1}" != 0 ]; then
+	echo "== dump extraction (bench/extract.sh)" >&2
+	if [ -f "${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}/bench/bigdump/qemu.kdump" ]; then
+		B="$B" bench/extract.sh
+	else
+		echo "   no big dump (make bench-dump generates it): fixture pages/s only" >&2
+		B="$B" bench/extract.sh fixtures
+	fi
+fi

@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# `pagesleuth extract` on the big benchmark dump, side by side with crash, drgn and the
+# "just read the bytes" floor, in one run. Not part of the test suite (nothing asserts a
+# time); run by hand or by `make bench` (bench/run.sh calls it when the dump exists).
+#
+#   bench/extract.sh             the full comparison + pagesleuth on the x86_64/arm64 fixtures
+#   bench/extract.sh fixtures    only the fixture pages/s table
+#
+# Inputs (all cached in ${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}):
+#   bench/bigdump/{qemu.elf,qemu.kdump,summary.txt}   bench/bigdump/gen.py (make bench-dump)
+#   bench/bigdump-arm64/qemu.elf (optional)            bench/bigdump/gen.py --arch arm64
+#   the kernel's DWARF vmlinux                          scripts/fetch-dbg.sh (crash, drgn)
+#   crash-8.0.6/crash                                   scripts/build-crash.sh (make bench-dump)
+#   python3-drgn (Debian, /usr/bin/python3)             installed here when missing
+# Missing crash / vmlinux: those rows are skipped and the table says so.
+#
+# What is timed (wall seconds; best of BENCH_REPS runs, default 3, for the fast tools;
+# every process pinned to CPU BENCH_CPU, default 0, "none" for no pinning; page cache warm):
+#   pagesleuth   `pagesleuth extract DUMP -o /dev/null --stats`, ELF and kdump
+#   floor        bench/replay_reads: the physical reads of the same walk (list written by
+#                drgn_walk.py --dump-reads) through pagesleuth's own dump reader; "distinct"
+#                reads each needed dump page once, "walk-order" repeats them as a walk does
+#   crash        `crash -s VMLINUX DUMP -i CMDS` with `foreach vm -p` (crash 8.0.6), ELF and
+#                kdump, output to /dev/null; a second, untimed run counts the
+#                pages it prints (`vm -p` prints a line per virtual page, mapped or not).
+#                Bounded by CRASH_TIMEOUT (default 900 s); a stopped run is extrapolated
+#                from the virtual pages the counting run had printed by then
+#   drgn         bench/drgn_walk.py (default: page tables read as drgn Objects; also
+#                --raw-tables), bounded by DRGN_TIMEOUT (default 900 s), extrapolated likewise
+# "pages" is the resident user pages visited (the same 4 KiB pages for every tool).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+B=${B:-/tmp/bench-build}
+CPU=${BENCH_CPU:-0}
+REPS=${BENCH_REPS:-3}
+CACHE=${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}
+BIG=$CACHE/bench/bigdump
+CRASH=$CACHE/crash-8.0.6/crash
+CRASH_TIMEOUT=${CRASH_TIMEOUT:-900}
+DRGN_TIMEOUT=${DRGN_TIMEOUT:-900}
+PIN="taskset -c $CPU"
+[ "$CPU" = none ] && PIN=
+PY=/usr/bin/python3 # Debian's python3-drgn lives in the system interpreter
+only_fixtures=false
+[ "${1:-}" = fixtures ] && only_fixtures=true
+
+say() { echo "== $*" >&2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# ---- build ---------------------------------------------------------------------------------
+say "build ($B)"
+make -s B="$B" "$B/pagesleuth" "$B/coredump/dump.o" "$B/libpagesleuth.a" >&2
+cc -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wformat=2 -O2 -g -Ilib -Iwalker -Icoredump \
+	bench/replay_reads.c "$B/coredump/dump.o" "$B/libpagesleuth.a" \
+	-lkdumpfile -ldw -lelf -lz -o "$B/replay_reads"
+PS=$B/pagesleuth
+
+now() { echo "$EPOCHREALTIME"; }
+# best_of CMD...: "WALL CPU" seconds of the run with the best wall time over REPS runs (CPU =
+# user + system, which the machine's load does not inflate); stdout/stderr of the last run
+# in $tmp/out, $tmp/err; fails on exit status > 1 (1 = partial, still timed)
+best_of() {
+	local best="" t0 t1 rc
+	for ((i = 0; i < REPS; i++)); do
+		rc=0
+		t0=$(now)
+		$PIN /usr/bin/time -f '%U %S' -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+		t1=$(now)
+		if [ "$rc" -gt 1 ]; then
+			echo "bench: $* failed (exit $rc):" >&2
+			cat "$tmp/err" >&2
+			return 1
+		fi
+		best=$(awk -v a="$t0" -v b="$t1" -v c="$best" -v cpu="$(tail -1 "$tmp/time")" 'BEGIN {
+			split(cpu, u, " "); d = b - a; split(c, o, " ")
+			print (c == "" || d < o[1]) ? d " " (u[1] + u[2]) : c }')
+	done
+	echo "$best"
+}
+cpu_of() { awk '{ print $1 + $2 }' "$1" | tail -1; }
+rows=()
+# row TOOL DUMP "WALL CPU" PAGES "REF_WALL REF_CPU" NOTE
+row() {
+	rows+=("$(awk -v t="$1" -v d="$2" -v s="$3" -v p="$4" -v r="$5" -v n="$6" 'BEGIN {
+		split(s, a, " "); split(r, b, " ")
+		cpu = (a[2] != "") ? sprintf("%.2f", a[2]) : "-"
+		xc = (a[2] != "" && b[2] > 0) ? sprintf("%.1fx", a[2] / b[2]) : "-"
+		printf "| %s | %s | %.3f | %s | %d | %.0f | %s | %s | %s |", t, d, a[1], cpu, p,
+			(a[1] > 0 ? p / a[1] : 0), (b[1] > 0 ? sprintf("%.1fx", a[1] / b[1]) : "-"), xc, n }')")
+}
+stat_pages() { sed -n 's/.* vmas, \([0-9]*\) pages in .*/\1/p' "$1" | tail -1; }
+
+# ---- fixtures: pagesleuth pages/s per architecture -----------------------------------------
+fixture_table() {
+	local frows=() f d secs pages
+	for f in x86_64 arm64; do
+		for d in "$CACHE/fixtures/unpacked/$f"/*.elf "$CACHE/fixtures/unpacked/$f"/*.kdump; do
+			[ -f "$d" ] || continue
+			say "fixture $f $(basename "$d") (x$REPS)"
+			note=
+			if ! secs=$(best_of "$PS" extract "$d" -o /dev/null --stats 2>/dev/null); then
+				# no BTF found inside the dump: the fixture's own copy
+				[ -f "$(dirname "$d")/vmlinux.btf" ] || continue
+				note="--btf vmlinux.btf; "
+				secs=$(best_of "$PS" extract "$d" --btf "$(dirname "$d")/vmlinux.btf" -o /dev/null --stats) || continue
+			fi
+			pages=$(stat_pages "$tmp/err")
+			frows+=("$(awk -v f="$f" -v d="$(basename "$d")" -v s="$secs" -v p="${pages:-0}" \
+				-v st="$note$(grep -o 'in [0-9.]* s, [0-9]* pages/s' "$tmp/err" | tail -1)" 'BEGIN {
+				split(s, a, " ")
+				printf "| %s | %s | %d | %.3f | %.2f | %.0f | %s |", f, d, p, a[1], a[2],
+					(a[1] > 0 ? p / a[1] : 0), st }')")
+		done
+	done
+	cat <<EOF
+
+pagesleuth extract on the fixture dumps (small guests: startup dominates; best of $REPS, wall).
+
+| arch | dump | pages | wall s | CPU s | pages/s (wall) | extract's own --stats |
+|---|---|---|---|---|---|---|
+EOF
+	printf '%s\n' "${frows[@]}"
+}
+if $only_fixtures; then
+	fixture_table
+	exit 0
+fi
+
+# ---- the big dump --------------------------------------------------------------------------
+for f in qemu.elf qemu.kdump summary.txt; do
+	if [ ! -f "$BIG/$f" ]; then
+		echo "bench/extract.sh: $BIG/$f missing: generate the dump with bench/bigdump/gen.py" \
+			"(make bench-dump); showing the fixture table only" >&2
+		fixture_table
+		exit 0
+	fi
+done
+sumline=$(grep '^BIGDUMP-SUMMARY' "$BIG/summary.txt")
+sfield() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$sumline"; }
+rss_pages=$(($(sfield all_rss_kb) / 4))
+vm_pages=$(($(sfield vmsize_kb) / 4))
+say "big dump: $(sfield bigload_procs) workload processes, Rss $((rss_pages / 256)) MiB ($rss_pages pages), VmSize $((vm_pages / 262144)) GiB"
+
+vmlinux=$(scripts/fetch-dbg.sh x86_64 linux-image-6.1.0-56-cloud-amd64-dbg 6.1.192-2 2>"$tmp/fetch") ||
+	{ cat "$tmp/fetch" >&2; vmlinux=; }
+if ! $PY -c 'import drgn' 2>/dev/null; then
+	say "installing python3-drgn"
+	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get install -y -q python3-drgn >&2 || true
+fi
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# pagesleuth
+declare -A ref
+for d in qemu.elf qemu.kdump; do
+	say "pagesleuth extract $d (x$REPS)"
+	secs=$(best_of "$PS" extract "$BIG/$d" -o /dev/null --stats)
+	pages=$(stat_pages "$tmp/err")
+	ref[$d]=$secs
+	row "pagesleuth extract" "$d" "$secs" "$pages" "$secs" "$(grep -o 'read [0-9]* bytes of page tables, [0-9]* of struct pages' "$tmp/err")"
+	ps_pages=$pages
+done
+
+# arm64: the same workload on the arm64 fixture's kernel (gen.py --arch arm64), ELF only;
+# that kernel's BTF is not found inside the dump, the arm64 fixture's copy is the same build's
+ARM=$CACHE/bench/bigdump-arm64
+if [ -f "$ARM/qemu.elf" ]; then
+	say "pagesleuth extract arm64 qemu.elf (x$REPS)"
+	note=
+	if ! secs=$(best_of "$PS" extract "$ARM/qemu.elf" -o /dev/null --stats 2>/dev/null); then
+		note="--btf (fixture's vmlinux.btf); "
+		secs=$(best_of "$PS" extract "$ARM/qemu.elf" --btf "$CACHE/fixtures/unpacked/arm64/vmlinux.btf" \
+			-o /dev/null --stats) || secs=
+	fi
+	if [ -n "$secs" ]; then
+		arm_rss=$(($(sed -n 's/.* all_rss_kb=\([0-9]*\).*/\1/p' "$ARM/summary.txt") / 4))
+		row "pagesleuth extract (arm64)" "arm64 qemu.elf" "$secs" "$(stat_pages "$tmp/err")" "$secs" \
+			"${note}guest Rss $arm_rss pages; $(grep -o 'read [0-9]* bytes of page tables, [0-9]* of struct pages' "$tmp/err")"
+	fi
+fi
+
+# floor: the reads list comes from one drgn walk (cached next to the dump)
+reads=$BIG/reads.txt
+if [ -n "$vmlinux" ] && { [ ! -s "$reads" ] || [ "$reads" -ot "$BIG/qemu.kdump" ]; }; then
+	say "writing the walk's physical reads (drgn_walk.py --dump-reads)"
+	$PY bench/drgn_walk.py "$vmlinux" "$BIG/qemu.kdump" --raw-tables --dump-reads "$reads.new" >&2
+	mv "$reads.new" "$reads"
+fi
+if [ -s "$reads" ]; then
+	for d in qemu.elf qemu.kdump; do
+		say "floor: replay_reads $d"
+		$PIN "$B/replay_reads" "$BIG/$d" "$reads" "$REPS" >"$tmp/replay"
+		while read -r _ kind _ n _ bytes _ failed _ secs; do
+			row "floor: read the bytes ($kind)" "$d" "$secs" "$ps_pages" "${ref[$d]}" \
+				"$n reads, $bytes bytes, $failed failed"
+		done < <(sed 's/://' "$tmp/replay")
+	done
+else
+	rows+=("| floor | - | - | - | - | - | - | - | skipped: no vmlinux for the reads list |")
+fi
+
+# crash
+if [ -n "$vmlinux" ] && [ -x "$CRASH" ]; then
+	printf 'quit\n' >"$tmp/quit.cmd"
+	printf 'foreach vm -p\nquit\n' >"$tmp/vm.cmd"
+	for d in qemu.elf qemu.kdump; do
+		say "crash startup alone, $d (x$REPS)"
+		if ! crash_start=$(best_of "$CRASH" -s "$vmlinux" "$BIG/$d" -i "$tmp/quit.cmd"); then
+			rows+=("| crash 8.0.6 foreach vm -p | $d | - | - | - | - | - | - | crash does not start on it |")
+			continue
+		fi
+		# Timed run: output to /dev/null (counting it through a pipe slows crash ~17%).
+		say "crash foreach vm -p > /dev/null, $d (timeout ${CRASH_TIMEOUT}s)"
+		t0=$(now)
+		rc=0
+		timeout -k 10 "$CRASH_TIMEOUT" $PIN /usr/bin/time -f '%U %S' -o "$tmp/crash.time" \
+			"$CRASH" -s "$vmlinux" "$BIG/$d" -i "$tmp/vm.cmd" >/dev/null 2>"$tmp/crash.err" || rc=$?
+		t1=$(now)
+		secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+		ccpu=$(cpu_of "$tmp/crash.time" 2>/dev/null || echo 0)
+		# Counting run (not timed): vm -p prints one line per virtual page of every VMA;
+		# "(not mapped)" lines are dropped by grep before awk counts the rest.
+		say "crash foreach vm -p, counting its pages, $d (timeout ${CRASH_TIMEOUT}s)"
+		set +o pipefail
+		timeout -k 10 "$CRASH_TIMEOUT" "$CRASH" -s "$vmlinux" "$BIG/$d" -i "$tmp/vm.cmd" 2>/dev/null |
+			tee >(LC_ALL=C grep -c -F '(not mapped)' >"$tmp/crash.nm") |
+			LC_ALL=C grep -v -F '(not mapped)' |
+			LC_ALL=C awk '/^PID:/ { procs++ } /^ *[0-9a-f]+ +[0-9a-f]+$/ { mapped++ }
+				/^[0-9a-f]+  +(FILE:|SWAP:)/ { other++ }
+				END { printf "%d %d %d\n", procs, mapped, other }' >"$tmp/crash.count"
+		set -o pipefail
+		sleep 1 # the tee'd grep -c may finish after the pipeline
+		read -r cprocs cmapped cother <"$tmp/crash.count"
+		cvirt=$((cmapped + cother + $(cat "$tmp/crash.nm" 2>/dev/null || echo 0)))
+		if [ "${cmapped:-0}" = 0 ]; then
+			rows+=("| crash 8.0.6 foreach vm -p | $d | - | - | 0 | - | - | - | printed no pages: $(grep -m1 . "$tmp/crash.err" | tr '|' '/') |")
+			continue
+		fi
+		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			# stopped: extrapolate from the virtual pages (vm -p's lines) the counting run
+			# had printed in as long; that run is slower (a pipe), so this errs long
+			est=$(awk -v s="$secs" -v st="${crash_start%% *}" -v done="$cvirt" -v all="$vm_pages" \
+				'BEGIN { printf "%.0f", st + (s - st) * all / (done > 0 ? done : 1) }')
+			row "crash 8.0.6 foreach vm -p" "$d" "$est" "$rss_pages" "${ref[$d]}" \
+				"EXTRAPOLATED: stopped at ${CRASH_TIMEOUT} s; the counting run had printed $cvirt of $vm_pages virtual pages ($cmapped resident) by then; startup alone ${crash_start%% *} s"
+		else
+			row "crash 8.0.6 foreach vm -p" "$d" "$secs $ccpu" "$cmapped" "${ref[$d]}" \
+				"$cprocs tasks; prints every virtual page ($vm_pages, mapped or not); startup alone ${crash_start%% *} s wall, ${crash_start#* } s CPU (exit $rc)"
+		fi
+	done
+else
+	rows+=("| crash 8.0.6 foreach vm -p | qemu.kdump | - | - | - | - | - | - | skipped: $([ -x "$CRASH" ] || echo "no $CRASH (scripts/build-crash.sh)") $([ -n "$vmlinux" ] || echo "no vmlinux") |")
+fi
+
+# drgn
+if [ -n "$vmlinux" ] && $PY -c 'import drgn' 2>/dev/null; then
+	for mode in objects raw-tables; do
+		extra=()
+		[ $mode = raw-tables ] && extra=(--raw-tables)
+		say "drgn_walk.py $mode (limit ${DRGN_TIMEOUT}s)"
+		t0=$(now)
+		$PIN /usr/bin/time -f '%U %S' -o "$tmp/drgn.time" $PY bench/drgn_walk.py "$vmlinux" "$BIG/qemu.kdump" \
+			--time-limit "$DRGN_TIMEOUT" --expect-pages "$rss_pages" "${extra[@]}" >"$tmp/drgn" 2>&1 ||
+			{ cat "$tmp/drgn" >&2; continue; }
+		t1=$(now)
+		secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+		line=$(grep '^drgn_walk:' "$tmp/drgn")
+		dcpu=$(cpu_of "$tmp/drgn.time")
+		pages=$(sed -n 's/.* pages \([0-9]*\) .*/\1/p' <<<"$line")
+		walk=$(sed -n 's/.* walk \([0-9.]*\) s.*/\1/p' <<<"$line")
+		load=$(sed -n 's/.* load \([0-9.]*\) s.*/\1/p' <<<"$line")
+		if grep -q STOPPED <<<"$line"; then
+			est=$(sed -n 's/.*extrapolated_seconds \([0-9.]*\).*/\1/p' <<<"$line")
+			row "drgn 0.0.22 walk ($mode)" qemu.kdump "$(awk -v e="$est" -v s="$secs" -v w="$walk" 'BEGIN { print e + s - w }')" \
+				"$rss_pages" "${ref[qemu.kdump]}" "EXTRAPOLATED from $pages pages in $walk s"
+		else
+			row "drgn 0.0.22 walk ($mode)" qemu.kdump "$secs $dcpu" "$pages" "${ref[qemu.kdump]}" \
+				"walk $walk s + load $load s + python startup"
+		fi
+	done
+else
+	rows+=("| drgn walk | qemu.kdump | - | - | - | - | - | - | skipped: no drgn or no vmlinux |")
+fi
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+cpu_model=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
+cat <<EOF
+
+pagesleuth extract vs crash, drgn and the read floor (bench/extract.sh, $(date -u +%Y-%m-%d)).
+Dump: $BIG ($(sfield bigload_procs) workload processes on a $(sed -n 's/^guest_ram_mib //p' "$BIG/summary.txt") MiB
+x86_64 guest; Rss summed over processes $((rss_pages / 256)) MiB = $rss_pages pages; VmSize
+$((vm_pages / 262144)) GiB, mostly sparse reservations). Wall seconds including each tool's
+startup (the floor: its read loop only); pagesleuth and the floor: best of $REPS; pinned to
+CPU: $CPU; page cache warm. CPU s = user + system of the process (the load does not inflate it).
+"x" = seconds / pagesleuth's seconds on the same dump (drgn reads the kdump only: on QEMU's
+ELF drgn 0.0.22 fails, "recursive address translation").
+
+| tool | dump | wall s | CPU s | pages | pages/s (wall) | x pagesleuth (wall) | x pagesleuth (CPU) | notes |
+|---|---|---|---|---|---|---|---|---|
+EOF
+printf '%s\n' "${rows[@]}"
+cat <<EOF
+
+Machine: $(nproc) CPUs ($cpu_model), shared; load average $load_before before, $load_after after.
+EOF
+fixture_table
