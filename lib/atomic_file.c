@@ -51,11 +51,15 @@ int atomic_open(struct atomic_file *af, const char *path, char **err)
 			*err = strdup("out of memory");
 		return -1;
 	}
-	int fd = create_tmp(path, &af->tmp_path);
+	struct stat st;
+	bool special = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	int fd = special ? open(path, O_WRONLY | O_CLOEXEC) : create_tmp(path, &af->tmp_path);
 	if (fd < 0 || !(af->fp = fdopen(fd, "w"))) {
-		set_err(err, path, "cannot create", errno);
+		set_err(err, path, special ? "cannot open" : "cannot create", errno);
+		if (fd >= 0 && !special)
+			unlink(af->tmp_path);
 		if (fd >= 0)
-			close(fd), unlink(af->tmp_path);
+			close(fd);
 		free(af->tmp_path), free(af->path);
 		return -1;
 	}
@@ -79,7 +83,9 @@ int atomic_close(struct atomic_file *af, bool commit, char **err)
 		commit = false;
 		rc = -1;
 	}
-	if (!commit)
+	if (!af->tmp_path)
+		; /* written in place: nothing to rename or remove */
+	else if (!commit)
 		unlink(af->tmp_path);
 	else if (rename(af->tmp_path, af->path) != 0) {
 		set_err(err, af->path, "rename failed", errno);

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1541,6 +1542,33 @@ static void test_random_maps(void)
 	free(t), free(want);
 }
 
+/* An output that exists and is not a regular file (/dev/null, a FIFO) is written in place:
+ * renaming a temporary file over it would replace the device with a file. */
+static void test_special_output(void)
+{
+	char fifo[300], buf[256];
+	snprintf(fifo, sizeof fifo, "%s/out.fifo", tmpdir);
+	if (!CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s: %s", fifo, strerror(errno)))
+		return;
+	int rfd = open(fifo, O_RDONLY | O_NONBLOCK); /* a reader, so the writer's open does not block */
+	char *err = NULL;
+	struct ps_writer *w = ps_writer_open(fifo, &err);
+	CHECK(w != NULL, "ps_writer_open on a FIFO: %s", err ? err : "?");
+	if (w) {
+		ps_write_header(w, &(struct ps_header){ .source = "test", .endian = "little",
+							 .page_size = 4096 });
+		CHECK(ps_writer_close(w, false, &err) == 0, "close: %s", err ? err : "?");
+	}
+	struct stat st;
+	CHECK(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "%s is still a FIFO", fifo);
+	ssize_t n = rfd >= 0 ? read(rfd, buf, sizeof buf - 1) : -1;
+	CHECK(n > 0 && strncmp(buf, PS_MAGIC, strlen(PS_MAGIC)) == 0, "the records went through the FIFO");
+	if (rfd >= 0)
+		close(rfd);
+	free(err);
+	unlink(fifo);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -1561,6 +1589,7 @@ int main(void)
 	test_misc();
 	test_large();
 	test_random_maps();
+	test_special_output();
 	rmdir(tmpdir);
 	for (size_t i = 0; i < cat_n; i++)
 		free(cat_pool[i]);
