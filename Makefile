@@ -24,7 +24,7 @@ B            ?= build
 
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 
-.PHONY: all asan test check deps fixtures bench bench-dump fuzz clean report-demo
+.PHONY: all asan test check deps fixtures bench bench-dump fuzz clean report-demo crash-ext
 all: $(B)/pagesleuth $(B)/libpagesleuth.a $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 asan: $(B)-asan/pagesleuth $(patsubst tests/unit/%.c,$(B)-asan/tests/%,$(UNIT_SRC))
 
@@ -54,6 +54,42 @@ $(B)-asan/tests/%: tests/unit/%.c $(call obj,$(B)-asan,$(CORE_SRC)) $(HDRS)
 $(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(WALKER_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
 	clang $(BASE) -g -O1 -fsanitize=fuzzer,address,undefined $< $(LIB_SRC) $(WALKER_SRC) $(LDLIBS) -o $@
+
+# ---- crash-ext/: pagesleuth.so for crash (`extend pagesleuth.so`) -------------------------
+# Built against one crash's defs.h (crash's structures move between versions; the library
+# refuses to load into another): CRASH is that crash, CRASH_INCLUDE the directory of its
+# defs.h, CRASH_TARGET its target. Debian's crash 8.0.2 by default; for a crash built from
+# source: make crash-ext CRASH=/path/crash CRASH_INCLUDE=/path (the directory of defs.h).
+# Output: $(B)/crash-ext/<version>-<target>/pagesleuth.so.
+CRASH         ?= /usr/bin/crash
+CRASH_INCLUDE ?= $(if $(filter /usr/bin/crash,$(CRASH)),/usr/include/crash,$(dir $(CRASH)))
+CRASH_TARGET  ?= X86_64
+CRASH_VERSION ?= $(shell $(CRASH) --version 2>/dev/null | awk '/^crash /{print $$2; exit}')
+CRASH_EXT_DIR  = $(B)/crash-ext/$(CRASH_VERSION)-$(CRASH_TARGET)
+# The walker and what it needs, position-independent, every symbol hidden: crash exports
+# its own (libiberty's xmalloc, zlib, ...), which must not replace ours or the reverse.
+CRASH_EXT_CORE := $(LIB_SRC) $(WALKER_SRC) coredump/dump.c
+PIC            := -fPIC -fvisibility=hidden
+CRASH_EXT_SRC  := $(wildcard crash-ext/*.c)
+CRASH_EXT_HDRS := $(wildcard crash-ext/*.h)
+
+crash-ext:
+	@[ -n "$(CRASH_VERSION)" ] || { echo "make crash-ext: cannot run $(CRASH) --version (install crash, or set CRASH=)"; exit 1; }
+	@[ -f "$(CRASH_INCLUDE)/defs.h" ] || { echo "make crash-ext: no defs.h in $(CRASH_INCLUDE) (set CRASH_INCLUDE=)"; exit 1; }
+	$(MAKE) --no-print-directory $(CRASH_EXT_DIR)/pagesleuth.so CRASH_VERSION=$(CRASH_VERSION)
+
+$(B)/pic/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(CFLAGS) $(PIC) -c $< -o $@
+# defs.h as a system header: its own warnings are crash's business. -DGDB_10_2 as crash's
+# extensions/Makefile builds for 8.0.x.
+$(CRASH_EXT_DIR)/%.o: crash-ext/%.c $(HDRS) $(CRASH_EXT_HDRS) $(CRASH_INCLUDE)/defs.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(CFLAGS) $(PIC) -Icrash-ext -isystem $(CRASH_INCLUDE) -D$(CRASH_TARGET) -DGDB_10_2 \
+		-DPS_CRASH_VERSION='"$(CRASH_VERSION)"' -c $< -o $@
+$(CRASH_EXT_DIR)/pagesleuth.so: $(patsubst crash-ext/%.c,$(CRASH_EXT_DIR)/%.o,$(CRASH_EXT_SRC)) $(call obj,$(B)/pic,$(CRASH_EXT_CORE))
+	$(CC) -shared -Wl,-Bsymbolic \
+		$(CFLAGS) $^ -lkdumpfile -ldw -lelf -lbpf -lz -lm -o $@
 
 deps:
 	./scripts/install-deps.sh

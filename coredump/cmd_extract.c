@@ -5,7 +5,7 @@
  * Type information comes from the first of --profile, --vmlinux, --btf, or the kernel's own
  * BTF found in the dump through kallsyms.
  *
- * The output stream passes through a small filter (fopencookie) that copies each warn
+ * The output stream passes through lib/record_tee (a stream filter) that copies each warn
  * record to stderr as one line and counts page runs for --stats, so the walker's interface
  * stays "write records to a writer".
  *
@@ -18,6 +18,7 @@
 #include "records.h"
 #include "walker.h"
 #include "atomic_file.h"
+#include "record_tee.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -61,91 +62,14 @@ static void extract_usage(FILE *out)
 		"could not be read), 2 error (nothing usable written).\n");
 }
 
-/* ---- the output filter -------------------------------------------------------------------- */
-
-struct tee {
-	FILE *out;
-	char line[1024];
-	size_t len;
-	uint64_t runs, warns_printed, warns_total;
-};
-
-static int hexval(int c)
+/* Each warn record as a line on stderr (the first MAX_STDERR_WARNINGS). */
+static void warn_to_stderr(void *arg, const char *text)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* "warn mm=3 at=7f00 reason=cannot%20read" -> "mm 3 at 0x7f00: cannot read". */
-static void print_warn_line(struct tee *t)
-{
-	t->warns_total++;
-	if (t->warns_printed >= MAX_STDERR_WARNINGS)
+	uint64_t *printed = arg;
+	if (*printed >= MAX_STDERR_WARNINGS)
 		return;
-	t->warns_printed++;
-	t->line[t->len] = '\0';
-	char where[96] = "", reason[1024] = "";
-	char *save = NULL;
-	for (char *tok = strtok_r(t->line + 5, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		if (!strncmp(tok, "mm=", 3) && strcmp(tok + 3, "-"))
-			snprintf(where + strlen(where), sizeof where - strlen(where), "mm %.20s ", tok + 3);
-		else if (!strncmp(tok, "at=", 3) && strcmp(tok + 3, "-"))
-			snprintf(where + strlen(where), sizeof where - strlen(where), "at 0x%.20s ", tok + 3);
-		else if (!strncmp(tok, "reason=", 7)) {
-			size_t o = 0;
-			for (const char *p = tok + 7; *p && o + 1 < sizeof reason; p++) {
-				int hi, lo;
-				if (*p == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0) {
-					int ch = hi * 16 + lo;
-					reason[o++] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
-					p += 2;
-				} else {
-					reason[o++] = *p;
-				}
-			}
-			reason[o] = '\0';
-		}
-	}
-	size_t wl = strlen(where);
-	if (wl)
-		where[wl - 1] = '\0';
-	fprintf(stderr, "%s: partial: %s%s%s\n", prog, where, wl ? ": " : "",
-		reason[0] ? reason : "(no reason given)");
-}
-
-static ssize_t tee_write(void *cookie, const char *buf, size_t size)
-{
-	struct tee *t = cookie;
-	/* Keep the start of each line (enough for any warn record's reason) and look at it
-	 * when the line ends; records may be split across writes. */
-	for (size_t i = 0; i < size; i++) {
-		char c = buf[i];
-		if (c != '\n') {
-			if (t->len < sizeof t->line - 1)
-				t->line[t->len++] = c;
-			continue;
-		}
-		if (t->len >= 2 && t->line[1] == ' ' && strchr("mxwu", t->line[0]))
-			t->runs++; /* a page run: m x w u */
-		else if (t->len >= 5 && memcmp(t->line, "warn ", 5) == 0)
-			print_warn_line(t);
-		t->len = 0;
-	}
-	size_t done = fwrite(buf, 1, size, t->out);
-	if (done < size)
-		return done ? (ssize_t)done : -1;
-	return (ssize_t)size;
-}
-
-static int tee_close(void *cookie)
-{
-	(void)cookie;
-	return 0;
+	++*printed;
+	fprintf(stderr, "%s: partial: %s\n", prog, text);
 }
 
 /* ---- helpers ---------------------------------------------------------------------------- */
@@ -169,12 +93,6 @@ static int parse_pids(const char *arg, uint64_t **pids, size_t *n)
 		p = *end ? end + 1 : end;
 	}
 	return *n ? 0 : -1;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s && s[1] ? s + 1 : path;
 }
 
 static double now_seconds(void)
@@ -247,7 +165,7 @@ struct extract_opts {
 static int run_extract(const struct extract_opts *o)
 {
 	int status = 2;
-	char *err = NULL, *warnings = NULL, *pids_text = NULL, *dump_id = NULL;
+	char *err = NULL, *warnings = NULL;
 	struct ps_walker *w = NULL;
 	struct ps_writer *pw = NULL;
 	FILE *trace = NULL, *tee_fp = NULL;
@@ -277,37 +195,9 @@ static int run_extract(const struct extract_opts *o)
 		goto out;
 	}
 
-	/* Header facts: identity of the captured kernel and what the dump level hid. */
-	char time_buf[40] = "", excluded[32] = "none";
-	int64_t when = ps_dump_time(d);
-	if (when > 0) {
-		time_t tt = (time_t)when;
-		struct tm tm;
-		if (gmtime_r(&tt, &tm))
-			strftime(time_buf, sizeof time_buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	}
-	const char *build_id = ps_walker_vmcoreinfo(w, "BUILD-ID");
-	if (build_id && *build_id) {
-		int r = when > 0 ? asprintf(&dump_id, "%s:%" PRId64, build_id, when)
-				 : asprintf(&dump_id, "%s", build_id);
-		if (r < 0)
-			dump_id = NULL;
-	}
-	int level = ps_dump_level(d);
-	if (level > 0)
-		snprintf(excluded, sizeof excluded, "dumplevel:%d", level);
-	size_t pl = 0;
-	FILE *pf = open_memstream(&pids_text, &pl);
-	if (!pf)
-		goto oom;
-	if (!o->npids)
-		fputs("all", pf);
-	for (size_t i = 0; i < o->npids; i++)
-		fprintf(pf, "%s%" PRIu64, i ? "," : "", o->pids[i]);
-	fclose(pf);
-
 	/* Output: the atomic file (or stdout) behind the warn/run filter. */
-	struct tee tee = { .out = NULL };
+	uint64_t warns_printed = 0;
+	struct ps_record_tee tee = { .warn = warn_to_stderr, .arg = &warns_printed };
 	bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
 	if (to_stdout) {
 		tee.out = stdout;
@@ -319,28 +209,22 @@ static int run_extract(const struct extract_opts *o)
 		af_open = true;
 		tee.out = af.fp;
 	}
-	cookie_io_functions_t io = { .write = tee_write, .close = tee_close };
-	tee_fp = fopencookie(&tee, "w", io);
+	tee_fp = ps_record_tee_open(&tee);
 	if (!tee_fp)
 		goto oom;
 	pw = ps_writer_open_stream(tee_fp, to_stdout ? "<stdout>" : o->output);
 	if (!pw)
 		goto oom;
-	struct ps_header h = {
+	struct ps_header_facts facts = {
 		.source = "coredump",
-		.arch = ps_walker_arch(w),
-		.big_endian = ps_walker_big_endian(w),
-		.page_size = ps_walker_page_size(w),
-		.release = ps_walker_release(w),
-		.dump = base_name(o->dump),
-		.dump_id = dump_id,
-		.time = time_buf[0] ? time_buf : NULL,
-		.excluded = excluded,
-		.tool = "pagesleuth-0.1",
-		.pids = pids_text,
+		.dump_path = o->dump,
+		.time = ps_dump_time(d),
+		.dump_level = ps_dump_level(d),
+		.pids = o->pids,
+		.npids = o->npids,
 	};
-	if (ps_write_header(pw, &h) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, ps_writer_error(pw));
+	if (ps_walker_write_header(w, pw, &facts, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err ? err : "cannot write the header");
 		goto out;
 	}
 	struct ps_walk_options wo = {
@@ -376,10 +260,10 @@ static int run_extract(const struct extract_opts *o)
 			goto out;
 		}
 	}
-	if (tee.warns_total > tee.warns_printed)
+	if (tee.warns > warns_printed)
 		fprintf(stderr, "%s: partial: %" PRIu64 " further warnings (see the warn records)\n",
-			prog, tee.warns_total - tee.warns_printed);
-	if (rc == 1 && tee.warns_total == 0)
+			prog, tee.warns - warns_printed);
+	if (rc == 1 && tee.warns == 0)
 		fprintf(stderr, "%s: partial: some of the dump could not be read\n", prog);
 	if (o->stats) {
 		double secs = now_seconds() - t0;
@@ -414,8 +298,6 @@ out:
 	ps_dump_close(d);
 	free(err);
 	free(warnings);
-	free(pids_text);
-	free(dump_id);
 	return status;
 }
 

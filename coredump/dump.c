@@ -1165,6 +1165,18 @@ int64_t ps_dump_time(const struct ps_dump *d)
 	return d->crash_time;
 }
 
+int64_t ps_kdump_header_time(int fd, bool big_endian, unsigned ptr_size)
+{
+	unsigned char head[448];
+	if ((ptr_size != 4 && ptr_size != 8) || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
+	    memcmp(head, "KDUMP   ", 8) != 0)
+		return 0;
+	int64_t t = (int64_t)load_uint(head + kdump_timestamp_offset(ptr_size), ptr_size, big_endian);
+	if (ptr_size == 4)
+		t = (int32_t)t;
+	return t > 0 ? t : 0;
+}
+
 const char *ps_dump_last_error(const struct ps_dump *d)
 {
 	return d->last_error;

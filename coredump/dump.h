@@ -30,6 +30,10 @@ const char *ps_dump_format(const struct ps_dump *d);
 int ps_dump_level(const struct ps_dump *d);
 /* Crash time (VMCOREINFO CRASHTIME or the kdump header), seconds since the epoch, or 0. */
 int64_t ps_dump_time(const struct ps_dump *d);
+/* disk_dump_header.timestamp of the kdump-compressed file open at FD (the dumped machine's
+ * byte order and long size), or 0 when FD holds no such header. For readers other than
+ * ps_dump (the crash extension) that need the same capture time. */
+int64_t ps_kdump_header_time(int fd, bool big_endian, unsigned ptr_size);
 
 /* Why the last read_phys returned PS_READ_ERROR ("physical address 0x...: libkdumpfile's
  * text"), "" if none did. For diagnostics. */

@@ -4,6 +4,8 @@
 # kernels (bookworm's crash 8.0.2 cannot: see docs / shared notes on crash).
 #
 #   scripts/build-crash.sh            build if not built; print the binary's path last
+#   CRASH_TARGET=ARM64 scripts/build-crash.sh   a cross crash for arm64 dumps on this x86_64
+#                                     host (crash's own `make target=ARM64`), in crash-8.0.6-arm64/
 #
 # Result in ${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}/crash-8.0.6/:
 #   crash      the binary          defs.h     its headers for extensions
@@ -18,7 +20,12 @@ set -euo pipefail
 VERSION=8.0.6
 DEB_VERSION=8.0.6-1
 CACHE=${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}
-OUT=$CACHE/crash-$VERSION
+TARGET=${CRASH_TARGET:-X86_64}
+case $TARGET in
+X86_64) OUT=$CACHE/crash-$VERSION ;;
+ARM64 | PPC64) OUT=$CACHE/crash-$VERSION-$(echo "$TARGET" | tr A-Z a-z) ;;
+*) echo "build-crash: CRASH_TARGET must be X86_64, ARM64 or PPC64" >&2; exit 2 ;;
+esac
 JOBS=${BUILD_JOBS:-2}
 LOG=$OUT/build.log
 
@@ -45,7 +52,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 # ---- source: trixie's crash_8.0.6 tarball via a private apt state ---------------------------
-work=$OUT/apt
+work=$CACHE/crash-$VERSION/apt # one source download for every target
 mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/src"
 cat >"$work/trixie-src.sources" <<'EOF'
 Types: deb-src
@@ -80,7 +87,7 @@ fi
 say "building in $src (make -j$JOBS, nice 10; log $LOG)"
 # crash's top-level make downloads gdb unless the tarball is present: Debian's orig tarball
 # bundles gdb-10.2.tar.gz, so no network is needed here.
-(cd "$src" && nice -n 10 make -j"$JOBS" target=X86_64) >>"$LOG" 2>&1 ||
+(cd "$src" && nice -n 10 make -j"$JOBS" target="$TARGET") >>"$LOG" 2>&1 ||
 	{ say "build failed; tail of $LOG:"; tail -30 "$LOG" >&2; exit 1; }
 
 install -m 0755 "$src/crash" "$OUT/crash.new"

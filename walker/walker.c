@@ -435,21 +435,85 @@ static int check_layout(struct ps_walker *w, char **err)
 
 /* ---- run -------------------------------------------------------------------------------- */
 
-static void crash_time(struct ps_walker *w, char *buf, size_t cap)
+/* VMCOREINFO's CRASHTIME (seconds since the epoch), or 0. */
+static int64_t vmcoreinfo_crash_time(struct ps_walker *w)
 {
-	buf[0] = 0;
-	uint64_t secs;
 	const char *v = ps_core_vmcoreinfo(&w->c, "CRASHTIME");
 	if (!v)
-		return;
+		return 0;
 	char *end;
-	secs = strtoull(v, &end, 10);
+	uint64_t secs = strtoull(v, &end, 10);
 	if (end == v || *end || secs == 0 || secs > (UINT64_C(1) << 40))
-		return;
+		return 0;
+	return (int64_t)secs;
+}
+
+static void format_time(int64_t secs, char *buf, size_t cap)
+{
+	buf[0] = 0;
 	time_t t = (time_t)secs;
 	struct tm tm;
-	if (gmtime_r(&t, &tm))
+	if (secs > 0 && gmtime_r(&t, &tm))
 		strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void crash_time(struct ps_walker *w, char *buf, size_t cap)
+{
+	format_time(vmcoreinfo_crash_time(w), buf, cap);
+}
+
+int ps_walker_write_header(struct ps_walker *w, struct ps_writer *out,
+			   const struct ps_header_facts *f, char **err)
+{
+	int64_t when = vmcoreinfo_crash_time(w);
+	if (!when)
+		when = f->time;
+	char time_buf[40], excluded[32] = "none";
+	format_time(when, time_buf, sizeof time_buf);
+	if (f->dump_level > 0)
+		snprintf(excluded, sizeof excluded, "dumplevel:%d", f->dump_level);
+	char *dump_id = NULL, *pids = NULL;
+	const char *build_id = ps_core_vmcoreinfo(&w->c, "BUILD-ID");
+	if (build_id && *build_id &&
+	    (when > 0 ? asprintf(&dump_id, "%s:%" PRId64, build_id, when) : asprintf(&dump_id, "%s", build_id)) < 0)
+		dump_id = NULL;
+	size_t plen = 0;
+	FILE *pf = open_memstream(&pids, &plen);
+	if (pf) {
+		if (!f->npids)
+			fputs("all", pf);
+		for (size_t i = 0; i < f->npids; i++)
+			fprintf(pf, "%s%" PRIu64, i ? "," : "", f->pids[i]);
+		if (fclose(pf) != 0) {
+			free(pids);
+			pids = NULL;
+		}
+	}
+	const char *slash = f->dump_path ? strrchr(f->dump_path, '/') : NULL;
+	struct ps_header h = {
+		.source = f->source,
+		.arch = ps_walker_arch(w),
+		.big_endian = ps_walker_big_endian(w),
+		.page_size = ps_walker_page_size(w),
+		.release = ps_walker_release(w),
+		.dump = slash && slash[1] ? slash + 1 : f->dump_path,
+		.dump_id = dump_id,
+		.time = time_buf[0] ? time_buf : NULL,
+		.excluded = excluded,
+		.tool = "pagesleuth-0.1",
+		.pids = pids,
+	};
+	int rc = 0;
+	if (!pids) {
+		ps_set_err(err, "out of memory");
+		rc = -1;
+	} else if (ps_write_header(out, &h) < 0) {
+		ps_set_err(err, "%s", ps_writer_error(out));
+		rc = -1;
+	}
+	free(dump_id);
+	free(pids);
+	return rc;
 }
 
 /* The mm record and the VMAs (with pages) of one address space. */

@@ -70,6 +70,20 @@ uint32_t ps_walker_page_size(const struct ps_walker *w);
 const char *ps_walker_release(const struct ps_walker *w);         /* "" if unknown */
 const char *ps_walker_vmcoreinfo(const struct ps_walker *w, const char *key); /* or NULL */
 
+/* The record header both readers write for a dump, built from the same facts so that
+ * `pagesleuth extract` and the crash command agree byte for byte apart from SOURCE. */
+struct ps_header_facts {
+	const char *source;    /* "coredump", "crash" */
+	const char *dump_path; /* the header's dump= is its base name */
+	int64_t time;          /* capture time from the dump format (kdump header), 0 unknown;
+				* VMCOREINFO's CRASHTIME is taken first when present */
+	int dump_level;        /* makedumpfile's -d; <= 0: nothing excluded */
+	const uint64_t *pids;  /* the thread groups asked for; npids 0 = "all" */
+	size_t npids;
+};
+int ps_walker_write_header(struct ps_walker *w, struct ps_writer *out,
+			   const struct ps_header_facts *f, char **err);
+
 /* Write one snapshot (snapshot ... end) for the chosen processes. Returns 0 when complete,
  * 1 when partial (warn records and *res say why), -1 on a fatal error (*err). Never loops
  * forever on a cyclic list or tree, never trusts a pointer from the dump. */

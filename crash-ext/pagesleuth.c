@@ -1,0 +1,174 @@
+/* pagesleuth.c - the `pagesleuth` command for crash (`extend pagesleuth.so`).
+ *
+ * Writes pagesleuth records (docs/record-format.md) for every user process of the dump
+ * crash has open, or for chosen PIDs: tasks, address spaces, VMAs, and page runs with
+ * PFN, mapcount, refcount, page flags and PTE bits, excluded pages as 'x' runs. Tasks,
+ * VMAs and page tables are walked by pagesleuth's own walker core (walker/), the same code
+ * as `pagesleuth extract`, with crash supplying the bytes and the type information: crash
+ * 8.0.2's own task table and `vm` do not work on Linux 6.1.19x kernels.
+ *
+ * An extension built against one crash's defs.h misreads crash's structures under another
+ * crash (they move between versions), so the library carries the version and target it
+ * was built for and refuses to load into any other.
+ */
+#include "defs.h" /* crash's */
+
+#include "crash_run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PS_CRASH_VERSION
+#error "build with -DPS_CRASH_VERSION='\"X.Y.Z\"', the version of the crash whose defs.h this is"
+#endif
+
+#define MAX_PIDS 65536
+
+static void cmd_pagesleuth(void);
+
+static char *help_pagesleuth[] = {
+	"pagesleuth",
+	"write page-level memory records of user processes (pagesleuth)",
+	"[-p pid[,pid...]]... [pid ...] [-o file] [-s | -v] [-S] [-k] [-t file]\n"
+	"             [-P profile] [-V]",
+	"  Writes one snapshot of the dump's user processes in pagesleuth's record format:",
+	"  a task record per thread, an mm record per address space, a vma record per VMA",
+	"  (with the path as /proc/PID/maps prints it), and page runs with the physical frame,",
+	"  mapcount, refcount, page flags (as /proc/kpageflags) and PTE bits of every mapped",
+	"  page. Pages the dump level excluded are written as 'x' runs, swap entries as 'w',",
+	"  what could not be read as 'u' with a reason. The records are the same as those",
+	"  of `pagesleuth extract` for the same dump (apart from source=crash); the",
+	"  pagesleuth tool reads them: `pagesleuth report FILE`, `pagesleuth diff A B`.",
+	"",
+	"  Tasks, VMAs (maple tree or list) and page tables are walked by pagesleuth itself",
+	"  from init_task, with crash supplying the memory and the type information of the",
+	"  vmlinux it loaded; crash's task table and vm command are not used.",
+	"",
+	"    -p pid  only these thread groups (repeat, or a comma list; bare pids too).",
+	"            A pid that is not a user process in the dump is reported, and the",
+	"            others are still written.",
+	"   -o file  write the records to file, created atomically with a large buffer",
+	"            (redirecting with > or | makes crash write unbuffered, several times",
+	"            slower). Default: crash's output, so \"| grep\" works.",
+	"        -s  summaries: a sum record per VMA instead of page runs (same totals).",
+	"        -v  tasks, mms and VMAs only; no page tables are read.",
+	"        -S  print counts, time and pages per second when done.",
+	"        -k  read kernel-virtual memory through crash's own translation instead of",
+	"            pagesleuth's (a cross-check; the records must not change).",
+	"   -t file  trace: one line per kernel object read (task, mm, maple node, VMA,",
+	"            page table), for debugging a damaged dump.",
+	" -P profile write the type information taken from crash as a pagesleuth profile,",
+	"            for `pagesleuth extract --profile` where no vmlinux is at hand; no walk.",
+	"        -V  the pagesleuth and record-format versions, and the crash built for.",
+	"",
+	"  Problems with single processes (an unreadable page-table page, a task exiting",
+	"  while the dump was taken, a damaged VMA tree) are reported as one line each and",
+	"  as warn records; the snapshot's end record then says status=partial.",
+	"\nEXAMPLES",
+	"  Write every process's pages to a file, then summarise on the host:",
+	"\n    crash> pagesleuth -o /tmp/dump.rec -S",
+	"    pagesleuth: 118 tasks, 118 mms, 3172 vmas, 880524 pages in 51230 runs ...",
+	"    pagesleuth: 118 processes written to /tmp/dump.rec",
+	"    crash> !pagesleuth report /tmp/dump.rec",
+	"",
+	"  The VMAs of two processes, on the screen:",
+	"\n    crash> pagesleuth -v -p 412,413 | grep ^vma",
+	NULL
+};
+
+static struct command_table_entry command_table[] = {
+	{ "pagesleuth", cmd_pagesleuth, help_pagesleuth, 0 },
+	{ NULL },
+};
+
+/* Append the comma-separated pids in ARG. 0, or -1 after a message. */
+static int add_pids(const char *arg, uint64_t **pids, size_t *n)
+{
+	const char *p = arg;
+	do {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(p, &end, 10);
+		if (end == p || errno || v == 0 || v > 0xffffffffull || (*end && *end != ',')) {
+			error(INFO, "bad pid list: %s\n", arg);
+			return -1;
+		}
+		if (*n >= MAX_PIDS) {
+			error(INFO, "too many pids (at most %d)\n", MAX_PIDS);
+			return -1;
+		}
+		uint64_t *grown = realloc(*pids, (*n + 1) * sizeof *grown);
+		if (!grown) {
+			error(INFO, "out of memory\n");
+			return -1;
+		}
+		*pids = grown;
+		(*pids)[(*n)++] = v;
+		p = *end ? end + 1 : end;
+	} while (*p);
+	return 0;
+}
+
+static void cmd_pagesleuth(void)
+{
+	struct ps_crash_request rq = { .detail = PS_DETAIL_PAGES };
+	uint64_t *pids = NULL;
+	size_t npids = 0;
+	int c;
+	while ((c = getopt(argcnt, args, "p:o:svSkt:P:V")) != EOF) {
+		switch (c) {
+		case 'p':
+			if (add_pids(optarg, &pids, &npids) != 0)
+				goto out;
+			break;
+		case 'o': rq.output = optarg; break;
+		case 's': rq.detail = PS_DETAIL_SUMS; break;
+		case 'v': rq.detail = PS_DETAIL_VMAS; break;
+		case 'S': rq.stats = true; break;
+		case 'k': rq.crash_kvaddr = true; break;
+		case 't': rq.trace = optarg; break;
+		case 'P': rq.profile = optarg; break;
+		case 'V':
+			fprintf(fp, "pagesleuth 0.1 (records %u.%u), built for crash %s (%s)\n",
+				PS_FORMAT_MAJOR, PS_FORMAT_MINOR, PS_CRASH_VERSION,
+				MACHINE_TYPE);
+			goto out;
+		default:
+			argerrs++;
+			break;
+		}
+	}
+	if (argerrs) {
+		free(pids);
+		cmd_usage(pc->curcmd, SYNOPSIS); /* longjmps back to crash's prompt */
+	}
+	for (; args[optind]; optind++)
+		if (add_pids(args[optind], &pids, &npids) != 0)
+			goto out;
+	rq.pids = pids;
+	rq.npids = npids;
+	ps_crash_run(&rq, fp);
+out:
+	free(pids);
+}
+
+/* Runs when crash loads the library: register the command, or refuse a crash this
+ * library was not built for. */
+static void __attribute__((constructor)) pagesleuth_init(void)
+{
+	if (strcmp(build_version, PS_CRASH_VERSION) != 0) {
+		error(INFO, "pagesleuth.so was built for crash %s and this is crash %s: crash's "
+			    "structures differ between versions; rebuild it with this crash's defs.h "
+			    "(make crash-ext CRASH=%s)\n",
+		      PS_CRASH_VERSION, build_version, pc->program_path ? pc->program_path : "crash");
+		return;
+	}
+	if (!pc->machine_type || strcmp(pc->machine_type, MACHINE_TYPE) != 0) {
+		error(INFO, "pagesleuth.so was built for crash's %s target and this crash reads %s "
+			    "dumps; rebuild it for this crash\n",
+		      MACHINE_TYPE, pc->machine_type ? pc->machine_type : "other");
+		return;
+	}
+	register_extension(command_table);
+}

@@ -1,0 +1,89 @@
+/* record_tee.c - see record_tee.h. */
+#include "record_tee.h"
+
+#include <stdbool.h>
+#include <string.h>
+#include <sys/types.h>
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* "warn mm=3 at=7f00 reason=cannot%20read" -> "mm 3 at 0x7f00: cannot read". */
+static void report_warn(struct ps_record_tee *t)
+{
+	t->warns++;
+	if (!t->warn)
+		return;
+	t->line[t->len] = '\0';
+	char where[96] = "", reason[1024] = "", text[1200];
+	char *save = NULL;
+	for (char *tok = strtok_r(t->line + 5, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (!strncmp(tok, "mm=", 3) && strcmp(tok + 3, "-"))
+			snprintf(where + strlen(where), sizeof where - strlen(where), "mm %.20s ", tok + 3);
+		else if (!strncmp(tok, "at=", 3) && strcmp(tok + 3, "-"))
+			snprintf(where + strlen(where), sizeof where - strlen(where), "at 0x%.20s ", tok + 3);
+		else if (!strncmp(tok, "reason=", 7)) {
+			size_t o = 0;
+			for (const char *p = tok + 7; *p && o + 1 < sizeof reason; p++) {
+				int hi, lo;
+				if (*p == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0) {
+					int ch = hi * 16 + lo;
+					reason[o++] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+					p += 2;
+				} else {
+					reason[o++] = *p;
+				}
+			}
+			reason[o] = '\0';
+		}
+	}
+	size_t wl = strlen(where);
+	if (wl)
+		where[wl - 1] = '\0';
+	snprintf(text, sizeof text, "%s%s%s", where, wl ? ": " : "", reason[0] ? reason : "(no reason given)");
+	t->warn(t->arg, text);
+}
+
+static ssize_t tee_write(void *cookie, const char *buf, size_t size)
+{
+	struct ps_record_tee *t = cookie;
+	/* Keep the start of each line (enough for any warn record's reason) and look at it
+	 * when the line ends; records may be split across writes. */
+	for (size_t i = 0; i < size; i++) {
+		char c = buf[i];
+		if (c != '\n') {
+			if (t->len < sizeof t->line - 1)
+				t->line[t->len++] = c;
+			continue;
+		}
+		if (t->len >= 2 && t->line[1] == ' ' && strchr("mxwu", t->line[0]))
+			t->runs++; /* a page run: m x w u */
+		else if (t->len >= 5 && memcmp(t->line, "warn ", 5) == 0)
+			report_warn(t);
+		t->len = 0;
+	}
+	size_t done = fwrite(buf, 1, size, t->out);
+	if (done < size)
+		return done ? (ssize_t)done : -1;
+	return (ssize_t)size;
+}
+
+static int tee_close(void *cookie)
+{
+	(void)cookie;
+	return 0;
+}
+
+FILE *ps_record_tee_open(struct ps_record_tee *t)
+{
+	cookie_io_functions_t io = { .write = tee_write, .close = tee_close };
+	return fopencookie(t, "w", io);
+}

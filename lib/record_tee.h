@@ -1,0 +1,27 @@
+/* record_tee.h - a stream in front of a record writer's output that notices what passes.
+ *
+ * Readers of dumps write records through it so that each warn record also reaches the user
+ * as a one-line message (stderr for `pagesleuth extract`, crash's error stream for the crash
+ * command) and page runs are counted for --stats, while the walker keeps its one interface:
+ * write records to a writer.
+ */
+#ifndef PAGESLEUTH_RECORD_TEE_H
+#define PAGESLEUTH_RECORD_TEE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct ps_record_tee {
+	FILE *out;                                  /* where the records go */
+	void (*warn)(void *arg, const char *text);  /* "mm 3 at 0x7f00: cannot read ..." */
+	void *arg;
+	uint64_t runs, warns;                       /* counted so far */
+	char line[1024];                            /* private: the current line's start */
+	size_t len;
+};
+
+/* A write-only stream passing everything to T->out (set T->out, warn, arg first; the rest
+ * zero). Closing it does not close T->out. NULL when out of memory. */
+FILE *ps_record_tee_open(struct ps_record_tee *t);
+
+#endif
