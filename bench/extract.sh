@@ -20,34 +20,27 @@
 #   floor        bench/replay_reads: the physical reads of the same walk (list written by
 #                drgn_walk.py --dump-reads) through pagesleuth's own dump reader; "distinct"
 #                reads each needed dump page once, "walk-order" repeats them as a walk does
-#   crash        `crash -s VMLINUX DUMP -i CMDS` with `foreach vm -p` (crash 8.0.6), ELF and
-#                kdump, output to /dev/null; a second, untimed run counts the
-#                pages it prints (`vm -p` prints a line per virtual page, mapped or not).
-#                Bounded by CRASH_TIMEOUT (default 900 s); a stopped run is extrapolated
-#                from the virtual pages the counting run had printed by then
+#   crash        one `crash -s VMLINUX DUMP` session (crash 8.0.6) per dump, ELF and kdump,
+#                output to /dev/null, its commands timed from inside (bench/lib.sh
+#                crash_session): startup; pagesleuth.so (crash-ext/, built here with `make
+#                crash-ext CRASH=...`): the first command's type lookup, then `pagesleuth -o`
+#                and `pagesleuth > file` warm (best of BENCH_REPS), the pfn_status probe, and
+#                a records check against extract's; `foreach vm -p` last (row: startup + the
+#                command). A second, untimed run counts the pages vm -p prints (a line per
+#                virtual page, mapped or not). Bounded by CRASH_TIMEOUT (default 900 s, per
+#                session); a stopped run is extrapolated from the virtual pages the counting
+#                run had printed by then. The crash-extension table (bench/crash-ext.sh
+#                prints the same alone) follows the main one
 #   drgn         bench/drgn_walk.py (default: page tables read as drgn Objects; also
 #                --raw-tables), bounded by DRGN_TIMEOUT (default 900 s), extrapolated likewise
 # "pages" is the resident user pages visited (the same 4 KiB pages for every tool).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
-B=${B:-/tmp/bench-build}
-CPU=${BENCH_CPU:-0}
-REPS=${BENCH_REPS:-3}
-CACHE=${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}
-BIG=$CACHE/bench/bigdump
-CRASH=$CACHE/crash-8.0.6/crash
-CRASH_TIMEOUT=${CRASH_TIMEOUT:-900}
+. bench/lib.sh # settings (B, BENCH_CPU, BENCH_REPS, CRASH_TIMEOUT, ...), best_of, crash_session
 DRGN_TIMEOUT=${DRGN_TIMEOUT:-900}
-PIN="taskset -c $CPU"
-[ "$CPU" = none ] && PIN=
 PY=/usr/bin/python3 # Debian's python3-drgn lives in the system interpreter
 only_fixtures=false
 [ "${1:-}" = fixtures ] && only_fixtures=true
-
-say() { echo "== $*" >&2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # ---- build ---------------------------------------------------------------------------------
 say "build ($B)"
@@ -57,29 +50,6 @@ cc -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wformat=2 -O2 -g -Ilib -Iwal
 	-lkdumpfile -ldw -lelf -lz -o "$B/replay_reads"
 PS=$B/pagesleuth
 
-now() { echo "$EPOCHREALTIME"; }
-# best_of CMD...: "WALL CPU" seconds of the run with the best wall time over REPS runs (CPU =
-# user + system, which the machine's load does not inflate); stdout/stderr of the last run
-# in $tmp/out, $tmp/err; fails on exit status > 1 (1 = partial, still timed)
-best_of() {
-	local best="" t0 t1 rc
-	for ((i = 0; i < REPS; i++)); do
-		rc=0
-		t0=$(now)
-		$PIN /usr/bin/time -f '%U %S' -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-		t1=$(now)
-		if [ "$rc" -gt 1 ]; then
-			echo "bench: $* failed (exit $rc):" >&2
-			cat "$tmp/err" >&2
-			return 1
-		fi
-		best=$(awk -v a="$t0" -v b="$t1" -v c="$best" -v cpu="$(tail -1 "$tmp/time")" 'BEGIN {
-			split(cpu, u, " "); d = b - a; split(c, o, " ")
-			print (c == "" || d < o[1]) ? d " " (u[1] + u[2]) : c }')
-	done
-	echo "$best"
-}
-cpu_of() { awk '{ print $1 + $2 }' "$1" | tail -1; }
 rows=()
 # row TOOL DUMP "WALL CPU" PAGES "REF_WALL REF_CPU" NOTE
 row() {
@@ -90,7 +60,6 @@ row() {
 		printf "| %s | %s | %.3f | %s | %d | %.0f | %s | %s | %s |", t, d, a[1], cpu, p,
 			(a[1] > 0 ? p / a[1] : 0), (b[1] > 0 ? sprintf("%.1fx", a[1] / b[1]) : "-"), xc, n }')")
 }
-stat_pages() { sed -n 's/.* vmas, \([0-9]*\) pages in .*/\1/p' "$1" | tail -1; }
 
 # ---- fixtures: pagesleuth pages/s per architecture -----------------------------------------
 fixture_table() {
@@ -137,14 +106,10 @@ for f in qemu.elf qemu.kdump summary.txt; do
 		exit 0
 	fi
 done
-sumline=$(grep '^BIGDUMP-SUMMARY' "$BIG/summary.txt")
-sfield() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$sumline"; }
-rss_pages=$(($(sfield all_rss_kb) / 4))
-vm_pages=$(($(sfield vmsize_kb) / 4))
+big_summary
 say "big dump: $(sfield bigload_procs) workload processes, Rss $((rss_pages / 256)) MiB ($rss_pages pages), VmSize $((vm_pages / 262144)) GiB"
 
-vmlinux=$(scripts/fetch-dbg.sh x86_64 linux-image-6.1.0-56-cloud-amd64-dbg 6.1.192-2 2>"$tmp/fetch") ||
-	{ cat "$tmp/fetch" >&2; vmlinux=; }
+find_vmlinux
 if ! $PY -c 'import drgn' 2>/dev/null; then
 	say "installing python3-drgn"
 	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -159,6 +124,7 @@ for d in qemu.elf qemu.kdump; do
 	secs=$(best_of "$PS" extract "$BIG/$d" -o /dev/null --stats)
 	pages=$(stat_pages "$tmp/err")
 	ref[$d]=$secs
+	CE_EXTRACT[$d]=$secs
 	row "pagesleuth extract" "$d" "$secs" "$pages" "$secs" "$(grep -o 'read [0-9]* bytes of page tables, [0-9]* of struct pages' "$tmp/err")"
 	ps_pages=$pages
 done
@@ -201,30 +167,40 @@ else
 	rows+=("| floor | - | - | - | - | - | - | - | skipped: no vmlinux for the reads list |")
 fi
 
-# crash
+# crash: one session per dump (bench/lib.sh crash_session): startup, pagesleuth.so inside
+# crash (its first command's type lookup, then -o and `> file` warm, the pfn_status probe) and
+# `foreach vm -p` last, each timed inside the session; then an untimed run counting vm -p's pages
 if [ -n "$vmlinux" ] && [ -x "$CRASH" ]; then
-	printf 'quit\n' >"$tmp/quit.cmd"
+	crash_ext_build
 	printf 'foreach vm -p\nquit\n' >"$tmp/vm.cmd"
 	for d in qemu.elf qemu.kdump; do
-		say "crash startup alone, $d (x$REPS)"
-		if ! crash_start=$(best_of "$CRASH" -s "$vmlinux" "$BIG/$d" -i "$tmp/quit.cmd"); then
+		say "crash session on $d: startup,${crash_so:+ pagesleuth in crash (x$REPS -o, x$REPS > file, probe),}" \
+			"foreach vm -p > /dev/null (limit ${CRASH_TIMEOUT}s)"
+		if ! crash_session "$d" "$BIG/$d"; then
 			rows+=("| crash 8.0.6 foreach vm -p | $d | - | - | - | - | - | - | crash does not start on it |")
+			CE_SAME[$d]="crash does not start"
 			continue
 		fi
-		# Timed run: output to /dev/null (counting it through a pipe slows crash ~17%).
-		say "crash foreach vm -p > /dev/null, $d (timeout ${CRASH_TIMEOUT}s)"
-		t0=$(now)
-		rc=0
-		timeout -k 10 "$CRASH_TIMEOUT" $PIN /usr/bin/time -f '%U %S' -o "$tmp/crash.time" \
-			"$CRASH" -s "$vmlinux" "$BIG/$d" -i "$tmp/vm.cmd" >/dev/null 2>"$tmp/crash.err" || rc=$?
-		t1=$(now)
-		secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-		ccpu=$(cpu_of "$tmp/crash.time" 2>/dev/null || echo 0)
+		crash_start=${CS_START[$d]}
+		if [ -n "$crash_so" ]; then
+			"$PS" extract "$BIG/$d" -o "$tmp/extract-$d.rec" 2>/dev/null || true
+			CE_SAME[$d]=$(ce_check "$d" "$tmp/extract-$d.rec")
+			if [ -n "${CS_O[$d]}" ]; then
+				pcost=$(awk -v o="${CS_O[$d]}" -v p="${CS_P[$d]}" 'BEGIN { split(o, a, " "); split(p, b, " ")
+					if (p != "") printf "; %.2f s of it the 1-byte pfn_status reads", a[1] - b[1] }')
+				row "pagesleuth in crash 8.0.6 (-o, warm)" "$d" "${CS_O[$d]}" "${CS_PAGES[$d]:-0}" "${ref[$d]}" \
+					"not included: crash startup ${crash_start%% *} s, the first command's type lookup ${CS_TYPE[$d]%% *} s$pcost; records: ${CE_SAME[$d]}"
+				row "pagesleuth in crash 8.0.6 (> file)" "$d" "${CS_R[$d]}" "${CS_PAGES[$d]:-0}" "${ref[$d]}" \
+					"crash's redirection (unbuffered); warm"
+			else
+				rows+=("| pagesleuth in crash 8.0.6 | $d | - | - | - | - | - | - | did not run: $(grep -m1 . "${CS_DIR[$d]}/msgs" 2>/dev/null | tr '|' '/') |")
+			fi
+		fi
 		# Counting run (not timed): vm -p prints one line per virtual page of every VMA;
 		# "(not mapped)" lines are dropped by grep before awk counts the rest.
 		say "crash foreach vm -p, counting its pages, $d (timeout ${CRASH_TIMEOUT}s)"
 		set +o pipefail
-		timeout -k 10 "$CRASH_TIMEOUT" "$CRASH" -s "$vmlinux" "$BIG/$d" -i "$tmp/vm.cmd" 2>/dev/null |
+		timeout -k 10 "$CRASH_TIMEOUT" "$CRASH" -s "$vmlinux" "$BIG/$d" -i "$tmp/vm.cmd" 2>/dev/null </dev/null |
 			tee >(LC_ALL=C grep -c -F '(not mapped)' >"$tmp/crash.nm") |
 			LC_ALL=C grep -v -F '(not mapped)' |
 			LC_ALL=C awk '/^PID:/ { procs++ } /^ *[0-9a-f]+ +[0-9a-f]+$/ { mapped++ }
@@ -235,19 +211,22 @@ if [ -n "$vmlinux" ] && [ -x "$CRASH" ]; then
 		read -r cprocs cmapped cother <"$tmp/crash.count"
 		cvirt=$((cmapped + cother + $(cat "$tmp/crash.nm" 2>/dev/null || echo 0)))
 		if [ "${cmapped:-0}" = 0 ]; then
-			rows+=("| crash 8.0.6 foreach vm -p | $d | - | - | 0 | - | - | - | printed no pages: $(grep -m1 . "$tmp/crash.err" | tr '|' '/') |")
+			rows+=("| crash 8.0.6 foreach vm -p | $d | - | - | 0 | - | - | - | printed no pages |")
 			continue
 		fi
-		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		if [ -z "${CS_VM[$d]}" ]; then
 			# stopped: extrapolate from the virtual pages (vm -p's lines) the counting run
-			# had printed in as long; that run is slower (a pipe), so this errs long
-			est=$(awk -v s="$secs" -v st="${crash_start%% *}" -v done="$cvirt" -v all="$vm_pages" \
-				'BEGIN { printf "%.0f", st + (s - st) * all / (done > 0 ? done : 1) }')
+			# had printed by its own timeout, after its startup; that run is slower (a
+			# pipe), so this errs long
+			est=$(awk -v t="$CRASH_TIMEOUT" -v st="${crash_start%% *}" -v done="$cvirt" -v all="$vm_pages" \
+				'BEGIN { printf "%.0f", st + (t - st) * all / (done > 0 ? done : 1) }')
 			row "crash 8.0.6 foreach vm -p" "$d" "$est" "$rss_pages" "${ref[$d]}" \
-				"EXTRAPOLATED: stopped at ${CRASH_TIMEOUT} s; the counting run had printed $cvirt of $vm_pages virtual pages ($cmapped resident) by then; startup alone ${crash_start%% *} s"
+				"EXTRAPOLATED: stopped at ${CRASH_TIMEOUT} s; the counting run had printed $cvirt of $vm_pages virtual pages ($cmapped resident) by then; startup ${crash_start%% *} s"
 		else
-			row "crash 8.0.6 foreach vm -p" "$d" "$secs $ccpu" "$cmapped" "${ref[$d]}" \
-				"$cprocs tasks; prints every virtual page ($vm_pages, mapped or not); startup alone ${crash_start%% *} s wall, ${crash_start#* } s CPU (exit $rc)"
+			total=$(awk -v a="$crash_start" -v b="${CS_VM[$d]}" 'BEGIN { split(a, x, " "); split(b, y, " ")
+				print x[1] + y[1], x[2] + y[2] }')
+			row "crash 8.0.6 foreach vm -p" "$d" "$total" "$cmapped" "${ref[$d]}" \
+				"$cprocs tasks; prints every virtual page ($vm_pages, mapped or not); startup ${crash_start%% *} s wall, ${crash_start#* } s CPU + the command ${CS_VM[$d]%% *} s"
 		fi
 	done
 else
@@ -305,4 +284,5 @@ cat <<EOF
 
 Machine: $(nproc) CPUs ($cpu_model), shared; load average $load_before before, $load_after after.
 EOF
+if [ ${#cs_names[@]} -gt 0 ] && [ -n "$crash_so" ]; then crash_ext_table; fi
 fixture_table

@@ -12,6 +12,7 @@ packages=(
 	libelf-dev libdw-dev   # ELF and DWARF (coredump/, --vmlinux)
 	libbpf-dev             # BTF type information found inside dumps
 	python3                # fixture orchestration (QMP)
+	crash                  # Debian's crash 8.0.2: defs.h for crash-ext/, and the tests run the extension in it
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -31,6 +31,22 @@ if ! make -s -j"$jobs" all CFLAGS="-O2 -g -Werror" || ! make -s -j"$jobs" asan; 
 	exit 1
 fi
 
+echo "== crash extension: Debian's crash 8.0.2, and crash 8.0.6 built from source (cached)"
+# crash 8.0.6 is built once per machine from Debian's trixie source package (~15 min cold,
+# cached in $PAGESLEUTH_CACHE/crash-8.0.6); tests/cases/crash_ext.sh runs the extension in
+# both crashes. A failure here shows up as that case failing, not as a build failure.
+# Also an ASan+UBSan variant for 8.0.2 (build-asan/crash-ext/): the bad-input case runs it in
+# crash with the sanitizer runtimes preloaded.
+asan_cflags="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -Werror"
+make -s crash-ext CFLAGS="-O2 -g -Werror" || echo "crash extension for crash 8.0.2: build failed"
+make -s crash-ext B=build-asan CFLAGS="$asan_cflags" || echo "crash extension (ASan) for crash 8.0.2: build failed"
+if crash806=$(./scripts/build-crash.sh | tail -1) && [ -x "$crash806" ]; then
+	make -s crash-ext CRASH="$crash806" CFLAGS="-O2 -g -Werror" ||
+		echo "crash extension for crash 8.0.6: build failed"
+else
+	echo "crash 8.0.6: build failed (see $PAGESLEUTH_CACHE/crash-8.0.6/build.log)"
+fi
+
 echo "== unit tests (normal and ASan+UBSan)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for t in build/tests/* build-asan/tests/*; do

@@ -21,6 +21,9 @@
 
 #define DEFAULT_MAX_TASKS (UINT64_C(4) << 20)
 
+/* What the walk saw of a pid asked for with ps_walk_options.pids. */
+enum { PID_UNSEEN, PID_EXITED, PID_FOUND };
+
 struct walk {
 	struct ps_walker *w;
 	struct mm_tasklist *tl;
@@ -28,7 +31,7 @@ struct walk {
 	uint8_t *leader_buf, *thread_buf;
 	struct mm_set leaders, threads;
 	uint64_t budget;       /* threads still allowed (max_tasks) */
-	bool *pid_found;
+	uint8_t *pid_seen;     /* per asked pid: PID_* */
 	bool oom;
 };
 
@@ -171,13 +174,17 @@ static void add_thread(struct walk *k, uint64_t task, const uint8_t *buf)
 	mm_get(w, buf, k->tlen, PS_KI_TASK_TGID, &tgid);
 	/* Kernel threads have no mm (or borrow one while running: PF_KTHREAD says). A task
 	 * that exited far enough to drop its mm has no address space left to describe. */
-	if ((flags & PF_KTHREAD) || !mm)
-		return;
 	size_t which = 0;
-	if (!pid_selected(k, tgid, &which))
+	if ((flags & PF_KTHREAD) || !pid_selected(k, tgid, &which))
 		return;
-	if (k->pid_found)
-		k->pid_found[which] = true;
+	if (!mm) {
+		/* Past exit_mm(): remember it, so an asked-for pid gets the right message. */
+		if (k->pid_seen && k->pid_seen[which] == PID_UNSEEN && ((flags & PF_EXITING) || exit_state))
+			k->pid_seen[which] = PID_EXITED;
+		return;
+	}
+	if (k->pid_seen)
+		k->pid_seen[which] = PID_FOUND;
 	if (!mm_kptr_ok(w, mm, w->c.ptr_size)) {
 		mm_warn(w, PS_UNKNOWN, task, "task %" PRIu64 ": mm pointer %" PRIx64 " is not a kernel address",
 			pid, mm);
@@ -292,9 +299,9 @@ int mm_collect_tasks(struct ps_walker *w, struct mm_tasklist *tl)
 	k.leader_buf = malloc(k.tlen);
 	k.thread_buf = malloc(k.tlen);
 	if (w->opt->npids)
-		k.pid_found = calloc(w->opt->npids, sizeof *k.pid_found);
-	if (!k.leader_buf || !k.thread_buf || (w->opt->npids && !k.pid_found)) {
-		free(k.leader_buf), free(k.thread_buf), free(k.pid_found);
+		k.pid_seen = calloc(w->opt->npids, sizeof *k.pid_seen);
+	if (!k.leader_buf || !k.thread_buf || (w->opt->npids && !k.pid_seen)) {
+		free(k.leader_buf), free(k.thread_buf), free(k.pid_seen);
 		return -1;
 	}
 	uint64_t init_task = ps_core_sym(&w->c, PS_KI_INIT_TASK);
@@ -338,11 +345,15 @@ int mm_collect_tasks(struct ps_walker *w, struct mm_tasklist *tl)
 		next = nx;
 	}
 	for (size_t i = 0; i < w->opt->npids && !k.oom; i++) {
-		if (!k.pid_found[i])
+		if (k.pid_seen[i] == PID_UNSEEN)
 			mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "pid %" PRIu64 ": no such user process in the dump",
 				w->opt->pids[i]);
+		else if (k.pid_seen[i] == PID_EXITED)
+			mm_warn(w, PS_UNKNOWN, PS_UNKNOWN,
+				"pid %" PRIu64 ": exiting when the dump was taken; its address space is already gone",
+				w->opt->pids[i]);
 	}
-	free(k.leader_buf), free(k.thread_buf), free(k.pid_found);
+	free(k.leader_buf), free(k.thread_buf), free(k.pid_seen);
 	mm_set_free(&k.leaders);
 	mm_set_free(&k.threads);
 	return k.oom ? -1 : 0;
