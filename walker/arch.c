@@ -14,6 +14,12 @@ static const struct {
 	{ "x86-64", &ps_arch_x86_64 },
 	{ "arm64", &ps_arch_arm64 },
 	{ "aarch64", &ps_arch_arm64 },
+	{ "ppc64le", &ps_arch_ppc64le },
+	{ "ppc64", &ps_arch_ppc64 },
+	{ "arm", &ps_arch_arm },
+	{ "armhf", &ps_arch_arm },
+	{ "ppc32", &ps_arch_ppc32 },
+	{ "ppc", &ps_arch_ppc32 },
 };
 
 const struct ps_arch *ps_arch_find(const char *name)

@@ -103,6 +103,7 @@ int ps_pt_walk(struct ps_core *c, uint64_t top, uint64_t start, uint64_t end,
  * results are cached per 2 MiB-or-page span by the core. */
 int ps_pt_translate(struct ps_core *c, uint64_t top, uint64_t va, uint64_t *pa);
 
-extern const struct ps_arch ps_arch_x86_64, ps_arch_arm64;
+extern const struct ps_arch ps_arch_x86_64, ps_arch_arm64, ps_arch_ppc64le, ps_arch_ppc64, ps_arch_arm,
+	ps_arch_ppc32;
 
 #endif
