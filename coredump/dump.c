@@ -23,6 +23,7 @@
  * (docs/coredump.md lists them).
  */
 #include "dump.h"
+#include "elf_segments.h"
 #include "errmsg.h"
 
 #include <errno.h>
@@ -54,6 +55,7 @@ struct trunc_range {
 
 struct ps_dump {
 	kdump_ctx_t *kd;
+	struct ps_elf_segments *segs; /* instead of kd: an ELF libkdumpfile cannot open */
 	int fd;           /* the input, or the reassembled temporary file */
 	bool diskdump;    /* kdump-compressed (see abandon_kdump_ctx) */
 	char *path;
@@ -84,6 +86,7 @@ struct ps_dump {
 
 	int dump_level;
 	int64_t crash_time;
+	bool page_size_guessed; /* nothing said the page size yet (FALLBACK_PAGE_SIZE used) */
 
 	char *warnings;
 	size_t warnings_len;
@@ -669,11 +672,9 @@ static void check_kdump_truncation(struct ps_dump *d, uint64_t file_size)
 
 /* ---- VMCOREINFO ------------------------------------------------------------------------ */
 
-static void load_vmcoreinfo(struct ps_dump *d)
+/* Split VMCOREINFO text (owned by d from now on) into key=value lines. */
+static void parse_vmcoreinfo(struct ps_dump *d, char *raw)
 {
-	char *raw = NULL;
-	if (kdump_vmcoreinfo_raw(d->kd, &raw) != KDUMP_OK || !raw)
-		return;
 	d->vmcoreinfo_raw = raw;
 	size_t cap = 0;
 	for (char *line = raw; *line && d->nvi < VMCOREINFO_MAX_LINES;) {
@@ -699,6 +700,14 @@ static void load_vmcoreinfo(struct ps_dump *d)
 			break;
 		line = nl + 1;
 	}
+}
+
+static void load_vmcoreinfo(struct ps_dump *d)
+{
+	char *raw = NULL;
+	if (kdump_vmcoreinfo_raw(d->kd, &raw) != KDUMP_OK || !raw)
+		return;
+	parse_vmcoreinfo(d, raw);
 }
 
 static const char *vmcoreinfo_get(const struct ps_dump *d, const char *key)
@@ -742,6 +751,8 @@ static enum ps_read_status dump_pfn_status(void *ctx, uint64_t pfn)
 	struct ps_dump *d = ctx;
 	if (pfn > (UINT64_MAX >> d->target_page_shift))
 		return PS_READ_NODATA;
+	if (d->segs)
+		return ps_elf_segments_status(d->segs, pfn << d->target_page_shift);
 	return paddr_status(d, pfn << d->target_page_shift);
 }
 
@@ -754,6 +765,8 @@ static enum ps_read_status dump_read_phys(void *ctx, uint64_t paddr, void *buf, 
 		memset(buf, 0, len);
 		return PS_READ_ERROR;
 	}
+	if (d->segs)
+		return ps_elf_segments_read(d->segs, paddr, buf, len);
 	/* Ask libkdumpfile only for pages its page map says the file holds: 0.5.1 leaves its
 	 * page cache broken after some failed reads (an out-of-range PFN once the cache is
 	 * full made every later read of a zlib kdump fail with "Decompresion failed: error
@@ -813,6 +826,49 @@ static const char *dump_vmcoreinfo(void *ctx, const char *key)
 	return vmcoreinfo_get(ctx, key);
 }
 
+/* ---- VMCOREINFO left in guest RAM ------------------------------------------------------ */
+
+#define VMCOREINFO_SCAN_STEP 4096u   /* vmcoreinfo_data is a page: aligned to at least 4K */
+#define VMCOREINFO_TEXT_MAX 65536u   /* VMCOREINFO_BYTES is PAGE_SIZE (64K on some kernels) */
+
+/* Whether the physical page at PA is in the dump, without reading it. */
+static bool page_in_dump(struct ps_dump *d, uint64_t pa)
+{
+	return (d->segs ? ps_elf_segments_status(d->segs, pa) : paddr_status(d, pa)) == PS_READ_OK;
+}
+
+/* QEMU dumps of guests without a fw_cfg VMCOREINFO device (pseries, ppce500, armhf virt)
+ * have no VMCOREINFO note, but the kernel wrote it at boot into vmcoreinfo_data, a zeroed
+ * page of its own: find a page that starts "OSRELEASE=" and holds PAGESIZE= and SYMBOL(
+ * lines, and take its text. Returns its physical address, or UINT64_MAX. */
+static uint64_t find_vmcoreinfo_in_ram(struct ps_dump *d, uint64_t end)
+{
+	static const char magic[] = "OSRELEASE=";
+	char head[sizeof magic - 1];
+	for (uint64_t pa = 0; pa < end && pa <= UINT64_MAX - VMCOREINFO_SCAN_STEP; pa += VMCOREINFO_SCAN_STEP) {
+		if (!page_in_dump(d, pa) ||
+		    dump_read_phys(d, pa, head, sizeof head) != PS_READ_OK ||
+		    memcmp(head, magic, sizeof head) != 0)
+			continue;
+		char *text = malloc(VMCOREINFO_TEXT_MAX + 1);
+		if (!text)
+			return UINT64_MAX;
+		size_t n = 0;
+		/* Page by page, stopping at the end of the text (its NUL) or of the dump. */
+		while (n < VMCOREINFO_TEXT_MAX &&
+		       dump_read_phys(d, pa + n, text + n, VMCOREINFO_SCAN_STEP) == PS_READ_OK &&
+		       !memchr(text + n, 0, VMCOREINFO_SCAN_STEP))
+			n += VMCOREINFO_SCAN_STEP;
+		text[n < VMCOREINFO_TEXT_MAX ? n + VMCOREINFO_SCAN_STEP : VMCOREINFO_TEXT_MAX] = 0;
+		if (strstr(text, "\nPAGESIZE=") && strstr(text, "\nSYMBOL(")) {
+			parse_vmcoreinfo(d, text);
+			return pa;
+		}
+		free(text);
+	}
+	return UINT64_MAX;
+}
+
 static const struct ps_target_ops dump_ops = {
 	.read_phys = dump_read_phys,
 	.read_kvirt = NULL,
@@ -843,8 +899,11 @@ static const char *header_arch(const char *name, bool big_endian)
 static void set_arch(struct ps_dump *d, const unsigned char *head, size_t n)
 {
 	const char *kname = NULL, *a = NULL;
-	if (kdump_get_string_attr(d->kd, KDUMP_ATTR_ARCH_NAME, &kname) == KDUMP_OK)
-		a = header_arch(kname, d->target.big_endian);
+	if (d->segs)
+		kname = ps_elf_segments_machine(d->segs) == 21 ? "ppc64" : NULL;
+	else if (kdump_get_string_attr(d->kd, KDUMP_ATTR_ARCH_NAME, &kname) != KDUMP_OK)
+		kname = NULL;
+	a = header_arch(kname, d->target.big_endian);
 	if (!a && n >= 337 && memcmp(head, "KDUMP   ", 8) == 0) {
 		/* QEMU's kdump files leave arch.name unset but may fill utsname.machine. */
 		char machine[66];
@@ -918,6 +977,7 @@ void ps_dump_close(struct ps_dump *d)
 		kdump_bmp_decref(d->mem_map);
 	if (d->kd)
 		kdump_free(d->kd);
+	ps_elf_segments_close(d->segs);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d->vmcoreinfo_raw);
@@ -927,6 +987,78 @@ void ps_dump_close(struct ps_dump *d)
 	free(d->warnings);
 	free(d->path);
 	free(d);
+}
+
+/* QEMU's dump-guest-memory ELF for a PowerPC guest (e_machine MACHINE): it writes e_ehsize
+ * 8 there, which no other producer does. */
+static bool is_qemu_ppc_elf(const unsigned char *head, size_t n, unsigned machine)
+{
+	if (n < 52 || memcmp(head, "\177ELF", 4) != 0 || (head[5] != 1 && head[5] != 2))
+		return false;
+	bool be = head[5] == 2, is64 = head[4] == 2;
+	if ((machine == 21) != is64 || load_uint(head + 18, 2, be) != machine)
+		return false;
+	return load_uint(head + (is64 ? 52 : 40), 2, be) != (is64 ? 64u : 52u);
+}
+
+/* An ELF libkdumpfile cannot open (elf_segments.h): read it through its program headers.
+ * The guest's byte order comes from the CPU state, the page size from VMCOREINFO. */
+static int open_segments(struct ps_dump *d, uint64_t file_size, char **err)
+{
+	char *why = NULL;
+	d->segs = ps_elf_segments_open(d->fd, file_size, &why);
+	if (!d->segs) {
+		ps_set_err(err, "%s: malformed ELF header: %s", d->path, why ? why : "unusable");
+		free(why);
+		return -1;
+	}
+	d->format = "elf";
+	d->target.ptr_size = ps_elf_segments_ptr_size(d->segs);
+	bool header_be = ps_elf_segments_header_big_endian(d->segs), little = !header_be;
+	bool said = ps_elf_segments_ppc64_guest_little_endian(d->segs, &little);
+	d->target.big_endian = !little;
+	warn(d, "QEMU's ppc64 ELF header (e_ehsize 8, section headers in the host's byte order%s): "
+		"read through its program headers only%s",
+	     header_be && little ? ", big-endian over a little-endian guest" : "",
+	     said ? "" : "; no CPU note says the guest's byte order, the header's is taken");
+	if (ps_elf_segments_missing(d->segs))
+		warn(d, "truncated ELF dump: %" PRIu64 " bytes of its segments lie past the end of "
+			"the file; those pages read as not in the dump",
+		     ps_elf_segments_missing(d->segs));
+	d->target.page_size = 0;
+	d->page_size_guessed = true;
+	d->kd_page_size = FALLBACK_PAGE_SIZE;
+	d->kd_page_shift = d->target_page_shift = 12;
+	return 0;
+}
+
+/* What every format shares once it is open: VMCOREINFO (from the note, else from guest
+ * RAM), the kernel's page size, and the highest PFN in the kernel's pages. */
+static void finish_open(struct ps_dump *d)
+{
+	uint64_t end = d->segs ? ps_elf_segments_end(d->segs)
+		       : d->kd_max_pfn <= (UINT64_MAX >> d->kd_page_shift) ? d->kd_max_pfn << d->kd_page_shift
+									  : UINT64_MAX;
+	if (!d->nvi) {
+		uint64_t at = find_vmcoreinfo_in_ram(d, end);
+		if (at != UINT64_MAX)
+			warn(d, "the dump has no VMCOREINFO note; using the VMCOREINFO the kernel "
+				"left in RAM at physical address 0x%" PRIx64, at);
+		else
+			warn(d, "the dump has no VMCOREINFO");
+	}
+	const char *v = vmcoreinfo_get(d, "PAGESIZE");
+	unsigned long vps = v ? strtoul(v, NULL, 10) : 0;
+	if (!d->target.page_size && vps >= 512 && vps <= (1u << 24) && !(vps & (vps - 1))) {
+		d->target.page_size = (uint32_t)vps;
+		d->page_size_guessed = false;
+		for (d->target_page_shift = 0; (1u << d->target_page_shift) < vps;)
+			d->target_page_shift++;
+	}
+	if (d->page_size_guessed)
+		warn(d, "the dump does not say its page size; reading it in %u-byte pages",
+		     FALLBACK_PAGE_SIZE);
+	d->target.max_pfn = end >> d->target_page_shift;
 }
 
 struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
@@ -986,6 +1118,15 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		d->fd = in;
 	}
 
+	if (is_qemu_ppc_elf(head, (size_t)nhead, 21 /* EM_PPC64 */)) {
+		if (open_segments(d, (uint64_t)sb.st_size, err) != 0)
+			goto fail;
+		goto opened;
+	}
+	if (is_qemu_ppc_elf(head, (size_t)nhead, 20 /* EM_PPC */))
+		warn(d, "QEMU's ppc32 ELF header (e_ehsize %u, a garbage section header table, "
+			"64-bit NT_PRSTATUS): only its program headers and VMCOREINFO are used",
+		     (unsigned)load_uint(head + 40, 2, head[5] == 2));
 	const char *broken = elf_header_broken(d->fd, head, (size_t)nhead, (uint64_t)sb.st_size);
 	if (broken) {
 		ps_set_err(err, "%s: malformed ELF header: %s", path, broken);
@@ -1067,8 +1208,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		if (vps == fallback)
 			d->target.page_size = fallback;
 		else
-			warn(d, "the dump does not say its page size; reading it in %u-byte pages",
-			     fallback);
+			d->page_size_guessed = true; /* VMCOREINFO in RAM may still say */
 	}
 	/* QEMU writes arm64 kdump files in 64 KiB blocks whatever the guest's page size;
 	 * libkdumpfile then takes VMCOREINFO's PAGESIZE and overruns its buffers (SIGSEGV in
@@ -1095,12 +1235,6 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 
 	if (kdump_get_number_attr(d->kd, "max_pfn", &num) == KDUMP_OK)
 		d->kd_max_pfn = num;
-	d->target.max_pfn = d->kd_max_pfn;
-	if (d->target_page_shift < d->kd_page_shift &&
-	    d->kd_max_pfn <= (UINT64_MAX >> (d->kd_page_shift - d->target_page_shift)))
-		d->target.max_pfn = d->kd_max_pfn << (d->kd_page_shift - d->target_page_shift);
-	else if (d->target_page_shift > d->kd_page_shift)
-		d->target.max_pfn = d->kd_max_pfn >> (d->target_page_shift - d->kd_page_shift);
 
 	kdump_attr_t attr;
 	if (kdump_get_attr(d->kd, KDUMP_ATTR_FILE_PAGEMAP, &attr) == KDUMP_OK &&
@@ -1121,7 +1255,9 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		goto fail;
 	}
 	check_kdump_truncation(d, (uint64_t)sb.st_size);
-	set_arch(d, head, nh);
+opened:
+	finish_open(d);
+	set_arch(d, head, (size_t)nhead);
 
 	const char *ct = vmcoreinfo_get(d, "CRASHTIME");
 	if (ct) {
@@ -1130,9 +1266,6 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		if (end != ct && t > 0)
 			d->crash_time = t;
 	}
-	if (!d->nvi)
-		warn(d, "the dump has no VMCOREINFO");
-
 	d->target.ops = &dump_ops;
 	d->target.ctx = d;
 	if (warnings) {

@@ -343,6 +343,86 @@ static size_t count_entries(const char *dir)
 	return n;
 }
 
+
+/* ---- QEMU's ppc64 ELF: a big-endian header over a little-endian guest ------------------ */
+
+/* make_elf's ppc64 file as QEMU writes it for a pseries guest: e_ehsize 8, a section header
+ * table whose string table claims 2^59 bytes, no VMCOREINFO note but an NT_PRSTATUS whose
+ * MSR says the byte order, and VMCOREINFO in a RAM page (physical 0x101000). */
+static struct buf make_qemu_ppc64_elf(bool guest_le)
+{
+	struct buf b = make_elf(true);
+	put(&b, 52, 2, 8); /* e_ehsize */
+	/* One section header at 0x800 (host order, garbage): sh_size of the string table. */
+	put(&b, 40, 8, 0x800);
+	put(&b, 58, 2, 64);
+	put(&b, 60, 2, 1);
+	put(&b, 62, 2, 0);
+	put(&b, 0x800 + 32, 8, 0x0b00000000000000ull);
+	/* The note: "CORE" NT_PRSTATUS, 496 bytes of elf_prstatus; msr = pr_reg[33]. */
+	size_t note = 0x200, desc = note + 12 + 8;
+	memset(b.p + note, 0, 0x200);
+	put(&b, note, 4, 5);
+	put(&b, note + 4, 4, 112 + 48 * 8);
+	put(&b, note + 8, 4, 1);
+	put_bytes(&b, note + 12, "CORE", 5);
+	put(&b, desc + 112 + 33 * 8, 8, 0x8000000000000000ull | (guest_le ? 1 : 0));
+	put(&b, 64 + 32, 8, 12 + 8 + 112 + 48 * 8); /* the PT_NOTE's p_filesz */
+	/* VMCOREINFO at the start of the page at physical 0x101000 (file 0x4000). */
+	memset(b.p + 0x4000, 0, 0x1000);
+	put_bytes(&b, 0x4000, vmcoreinfo_text, strlen(vmcoreinfo_text));
+	return b;
+}
+
+static void test_qemu_ppc64_elf(bool guest_le)
+{
+	struct buf b = make_qemu_ppc64_elf(guest_le);
+	char *path = write_file(guest_le ? "qemu-ppc64le.elf" : "qemu-ppc64.elf", b.p, b.len);
+	char *warnings = NULL;
+	struct ps_dump *d = open_ok(path, &warnings);
+	if (d) {
+		const struct ps_target *t = ps_dump_target(d);
+		CHECK_STR(t->arch, guest_le ? "ppc64le" : "ppc64");
+		CHECK(t->big_endian == !guest_le, "byte order from the MSR");
+		CHECK_U64(t->ptr_size, 8);
+		CHECK_U64(t->page_size, 4096); /* VMCOREINFO's PAGESIZE, found in RAM */
+		CHECK(warnings && strstr(warnings, "QEMU's ppc64 ELF header"), "repair named: %s",
+		      warnings ? warnings : "(none)");
+		CHECK(warnings && strstr(warnings, "left in RAM at physical address 0x101000"),
+		      "VMCOREINFO found in RAM: %s", warnings ? warnings : "(none)");
+		CHECK(guest_le == (warnings && strstr(warnings, "big-endian over a little-endian guest") != NULL),
+		      "the byte-order repair is named only when made");
+		CHECK_STR(t->ops->vmcoreinfo(t->ctx, "OSRELEASE"), "6.1.0-test");
+		unsigned char buf[4096];
+		CHECK_U64(rd(t, 0x800, buf, 4096), PS_READ_OK);
+		CHECK(is_pattern(buf, 0x800, 4096), "bytes through the program headers");
+		CHECK_U64(rd(t, 0x1ff0, buf, 0x20), PS_READ_NODATA);
+		CHECK(is_pattern(buf, 0x1ff0, 0x10) && all_zero(buf + 0x10, 0x10), "hole zeroed");
+		CHECK(rd(t, UINT64_MAX - 4, buf, 16) != PS_READ_OK, "read wrapping past 2^64");
+		CHECK_U64(t->ops->pfn_status(t->ctx, 0x100), PS_READ_OK);
+		CHECK_U64(t->ops->pfn_status(t->ctx, 2), PS_READ_NODATA);
+		CHECK_U64(t->ops->pfn_status(t->ctx, UINT64_MAX), PS_READ_NODATA);
+		ps_dump_close(d);
+	}
+	free(warnings);
+	/* Cut inside the second segment: still opens, the rest reads as not in the dump. */
+	char *cut = write_file("qemu-ppc64-cut.elf", b.p, 0x4800);
+	warnings = NULL;
+	d = open_ok(cut, &warnings);
+	if (d) {
+		const struct ps_target *t = ps_dump_target(d);
+		unsigned char buf[16];
+		CHECK(warnings && strstr(warnings, "truncated ELF dump"), "truncation named");
+		CHECK_U64(rd(t, 0x101800, buf, 16), PS_READ_NODATA);
+		CHECK_U64(t->ops->pfn_status(t->ctx, 0x102), PS_READ_NODATA);
+		ps_dump_close(d);
+	}
+	free(warnings);
+	free(cut);
+	free(path);
+	free(b.p);
+}
+
 /* ---- kdump-compressed ------------------------------------------------------------------- */
 
 #define KD_BLOCK 4096u
@@ -696,6 +776,8 @@ int main(void)
 	setenv("TMPDIR", tmpdir, 1); /* flattened files are reassembled here */
 	test_elf(false);
 	test_elf(true);
+	test_qemu_ppc64_elf(true);
+	test_qemu_ppc64_elf(false);
 	test_kdump();
 	test_garbage();
 	cleanup();

@@ -1,0 +1,247 @@
+/* elf_segments.c - see elf_segments.h. */
+#include "elf_segments.h"
+
+#include "errmsg.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_PHDRS 65535u
+#define MAX_NOTE_BYTES (16u << 20)
+#define PT_LOAD 1
+#define PT_NOTE 4
+#define NT_PRSTATUS 1
+#define EM_PPC64 21
+
+struct segment {
+	uint64_t paddr, filesz, memsz, offset;
+};
+
+struct ps_elf_segments {
+	int fd;
+	uint64_t file_size;
+	bool big_endian, is64;
+	unsigned machine;
+	struct segment *seg; /* PT_LOADs sorted by paddr */
+	size_t nseg;
+	uint64_t note_off, note_size; /* the first PT_NOTE */
+	uint64_t missing;
+};
+
+static uint64_t load(const unsigned char *p, unsigned size, bool be)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)p[be ? i : size - 1 - i] << (8 * (size - 1 - i));
+	return v;
+}
+
+static bool pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		done += (size_t)r;
+	}
+	return true;
+}
+
+static int by_paddr(const void *a, const void *b)
+{
+	const struct segment *x = a, *y = b;
+	return x->paddr < y->paddr ? -1 : x->paddr > y->paddr;
+}
+
+struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **err)
+{
+	unsigned char h[64];
+	if (file_size < 52 || !pread_all(fd, h, file_size < 64 ? 52 : 64, 0) || memcmp(h, "\177ELF", 4)) {
+		ps_set_err(err, "not an ELF file");
+		return NULL;
+	}
+	if ((h[4] != 1 && h[4] != 2) || (h[5] != 1 && h[5] != 2)) {
+		ps_set_err(err, "unknown ELF class or byte order");
+		return NULL;
+	}
+	struct ps_elf_segments *s = calloc(1, sizeof *s);
+	if (!s) {
+		ps_set_err(err, "out of memory");
+		return NULL;
+	}
+	s->fd = fd;
+	s->file_size = file_size;
+	s->is64 = h[4] == 2;
+	s->big_endian = h[5] == 2;
+	bool be = s->big_endian;
+	if (s->is64 && file_size < 64) {
+		ps_set_err(err, "the file ends inside the ELF header");
+		goto fail;
+	}
+	s->machine = (unsigned)load(h + 18, 2, be);
+	uint64_t phoff = s->is64 ? load(h + 32, 8, be) : load(h + 28, 4, be);
+	unsigned phentsize = (unsigned)load(h + (s->is64 ? 54 : 42), 2, be);
+	unsigned phnum = (unsigned)load(h + (s->is64 ? 56 : 44), 2, be);
+	unsigned need = s->is64 ? 56 : 32;
+	if (phnum == 0 || phnum > MAX_PHDRS || phentsize < need || phoff > file_size ||
+	    (uint64_t)phnum * phentsize > file_size - phoff) {
+		ps_set_err(err, "its program header table does not lie within the file");
+		goto fail;
+	}
+	s->seg = calloc(phnum, sizeof *s->seg);
+	if (!s->seg) {
+		ps_set_err(err, "out of memory");
+		goto fail;
+	}
+	for (unsigned i = 0; i < phnum; i++) {
+		unsigned char ph[56];
+		if (!pread_all(fd, ph, need, phoff + (uint64_t)i * phentsize)) {
+			ps_set_err(err, "its program header table cannot be read");
+			goto fail;
+		}
+		uint32_t type = (uint32_t)load(ph, 4, be);
+		struct segment g;
+		if (s->is64) {
+			g.offset = load(ph + 8, 8, be);
+			g.paddr = load(ph + 24, 8, be);
+			g.filesz = load(ph + 32, 8, be);
+			g.memsz = load(ph + 40, 8, be);
+		} else {
+			g.offset = load(ph + 4, 4, be);
+			g.paddr = load(ph + 12, 4, be);
+			g.filesz = load(ph + 16, 4, be);
+			g.memsz = load(ph + 20, 4, be);
+		}
+		if (type == PT_NOTE && !s->note_size && g.offset < file_size) {
+			s->note_off = g.offset;
+			s->note_size = g.filesz < file_size - g.offset ? g.filesz : file_size - g.offset;
+		}
+		if (type != PT_LOAD || g.memsz == 0)
+			continue;
+		if (g.filesz > g.memsz || g.paddr + g.memsz < g.paddr) {
+			ps_set_err(err, "program header %u: a PT_LOAD with p_filesz > p_memsz or "
+				     "wrapping addresses", i);
+			goto fail;
+		}
+		/* A truncated file: what lies past its end is not in the dump. */
+		uint64_t avail = g.offset < file_size ? file_size - g.offset : 0;
+		if (g.filesz > avail) {
+			s->missing += g.filesz - avail;
+			g.memsz = avail; /* the rest reads as NODATA, not as filtered */
+			g.filesz = avail;
+		}
+		s->seg[s->nseg++] = g;
+	}
+	qsort(s->seg, s->nseg, sizeof *s->seg, by_paddr);
+	return s;
+fail:
+	ps_elf_segments_close(s);
+	return NULL;
+}
+
+void ps_elf_segments_close(struct ps_elf_segments *s)
+{
+	if (!s)
+		return;
+	free(s->seg);
+	free(s);
+}
+
+unsigned ps_elf_segments_machine(const struct ps_elf_segments *s) { return s->machine; }
+unsigned ps_elf_segments_ptr_size(const struct ps_elf_segments *s) { return s->is64 ? 8 : 4; }
+bool ps_elf_segments_header_big_endian(const struct ps_elf_segments *s) { return s->big_endian; }
+uint64_t ps_elf_segments_missing(const struct ps_elf_segments *s) { return s->missing; }
+
+uint64_t ps_elf_segments_end(const struct ps_elf_segments *s)
+{
+	uint64_t end = 0;
+	for (size_t i = 0; i < s->nseg; i++)
+		if (s->seg[i].paddr + s->seg[i].memsz > end)
+			end = s->seg[i].paddr + s->seg[i].memsz;
+	return end;
+}
+
+bool ps_elf_segments_ppc64_guest_little_endian(const struct ps_elf_segments *s, bool *little)
+{
+	if (s->machine != EM_PPC64 || !s->is64 || s->note_size < 12 || s->note_size > MAX_NOTE_BYTES)
+		return false;
+	unsigned char *notes = malloc(s->note_size);
+	if (!notes || !pread_all(s->fd, notes, s->note_size, s->note_off)) {
+		free(notes);
+		return false;
+	}
+	bool found = false;
+	for (uint64_t at = 0; at + 12 <= s->note_size && !found;) {
+		uint64_t namesz = load(notes + at, 4, s->big_endian);
+		uint64_t descsz = load(notes + at + 4, 4, s->big_endian);
+		uint64_t type = load(notes + at + 8, 4, s->big_endian);
+		uint64_t desc = at + 12 + ((namesz + 3) & ~UINT64_C(3));
+		if (namesz > s->note_size || descsz > s->note_size || desc + descsz > s->note_size)
+			break;
+		/* struct elf_prstatus (64-bit): pr_reg at 112; ppc64's pt_regs: gpr[32], nip,
+		 * msr (index 33). MSR_LE is bit 0. */
+		if (type == NT_PRSTATUS && descsz >= 112 + 34 * 8) {
+			*little = load(notes + desc + 112 + 33 * 8, 8, s->big_endian) & 1;
+			found = true;
+		}
+		at = desc + ((descsz + 3) & ~UINT64_C(3));
+	}
+	free(notes);
+	return found;
+}
+
+/* The segment holding PADDR, or NULL. */
+static const struct segment *find(const struct ps_elf_segments *s, uint64_t paddr)
+{
+	size_t lo = 0, hi = s->nseg;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->seg[mid].paddr <= paddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Overlapping segments are not expected; take the last one starting at or below. */
+	if (lo == 0)
+		return NULL;
+	const struct segment *g = &s->seg[lo - 1];
+	return paddr - g->paddr < g->memsz ? g : NULL;
+}
+
+enum ps_read_status ps_elf_segments_status(const struct ps_elf_segments *s, uint64_t paddr)
+{
+	const struct segment *g = find(s, paddr);
+	if (!g)
+		return PS_READ_NODATA;
+	return paddr - g->paddr < g->filesz ? PS_READ_OK : PS_READ_EXCLUDED;
+}
+
+enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t paddr, void *buf,
+					 size_t len)
+{
+	unsigned char *out = buf;
+	while (len > 0) {
+		const struct segment *g = find(s, paddr);
+		enum ps_read_status st = !g ? PS_READ_NODATA
+				       : paddr - g->paddr < g->filesz ? PS_READ_OK : PS_READ_EXCLUDED;
+		if (st != PS_READ_OK) {
+			memset(out, 0, len);
+			return st;
+		}
+		uint64_t in_seg = g->filesz - (paddr - g->paddr);
+		size_t chunk = in_seg < len ? (size_t)in_seg : len;
+		if (!pread_all(s->fd, out, chunk, g->offset + (paddr - g->paddr))) {
+			memset(out, 0, len);
+			return PS_READ_ERROR;
+		}
+		out += chunk;
+		paddr += chunk;
+		len -= chunk;
+	}
+	return PS_READ_OK;
+}

@@ -1,0 +1,43 @@
+/* elf_segments.h - an ELF vmcore read through its program headers alone.
+ *
+ * For the ELF dumps libkdumpfile 0.5.1 cannot open: QEMU's ppc64le `dump-guest-memory`
+ * files carry a big-endian ELF header over a little-endian guest, e_ehsize 8, and a
+ * section header table in the host's byte order whose string table claims ~2^59 bytes.
+ * Their program headers and notes are sound (in the header's byte order), so PT_LOADs map
+ * physical addresses to file offsets and nothing else is trusted.
+ */
+#ifndef PAGESLEUTH_ELF_SEGMENTS_H
+#define PAGESLEUTH_ELF_SEGMENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "target.h"
+
+struct ps_elf_segments;
+
+/* Read the header and program headers of the ELF file open at FD (FILE_SIZE bytes), in the
+ * byte order the header claims. NULL and *err ("reason") when it is not usable. */
+struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **err);
+void ps_elf_segments_close(struct ps_elf_segments *s);
+
+unsigned ps_elf_segments_machine(const struct ps_elf_segments *s);   /* e_machine */
+unsigned ps_elf_segments_ptr_size(const struct ps_elf_segments *s);  /* 4 or 8 (EI_CLASS) */
+bool ps_elf_segments_header_big_endian(const struct ps_elf_segments *s);
+uint64_t ps_elf_segments_end(const struct ps_elf_segments *s);       /* highest paddr + 1 */
+/* Bytes the PT_LOADs claim beyond the end of the file (a truncated dump), 0 if none. */
+uint64_t ps_elf_segments_missing(const struct ps_elf_segments *s);
+
+/* The byte order the guest ran in, from the MSR's LE bit in the first NT_PRSTATUS note of a
+ * ppc64 dump (QEMU writes the notes in the header's order). false when no note says. */
+bool ps_elf_segments_ppc64_guest_little_endian(const struct ps_elf_segments *s, bool *little);
+
+/* Physical reads: OK, NODATA outside every PT_LOAD or past the end of the file, EXCLUDED
+ * in the part of a segment beyond its p_filesz (zeros by ELF's rule: filtered out). The
+ * buffer is zero-filled from the first page that is not OK. */
+enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t paddr, void *buf,
+					 size_t len);
+enum ps_read_status ps_elf_segments_status(const struct ps_elf_segments *s, uint64_t paddr);
+
+#endif
