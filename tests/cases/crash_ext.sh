@@ -115,9 +115,9 @@ identical() {
 }
 # check_gt REC: gtcheck --referenced for every workload pid, and one task record per thread.
 check_gt() {
-	local out=$T/$1.rec pid role comm threads n=0 nfail=0 pages=0 tasks
+	local out=$T/$1.rec pid role threads n=0 nfail=0 pages=0 tasks
 	[ -s "$out" ] || return
-	while read -r pid role comm threads; do
+	while read -r pid role _ threads; do
 		n=$((n + 1))
 		if "$GTCHECK" --referenced "$pid" "$out" "$T/gt/smaps.$pid" "$T/gt/pages.$pid" >"$out.gt.$pid" 2>&1; then
 			pages=$((pages + $(sed -n 's/.* VMAs, \([0-9]*\) pages: OK$/\1/p' "$out.gt.$pid" | tail -1)))

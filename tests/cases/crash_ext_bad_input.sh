@@ -20,7 +20,9 @@
 #   - a zeroed PTE table (cow-file's workload region): its pages vanish or become 'u', every
 #     other page and every task/mm/vma record as the clean run.
 # Every crash run is bounded by `timeout` and must end normally: exit 0, no segmentation
-# violation, and crash still answers `pagesleuth -V` after the damaged command.
+# violation, and crash still answers `pagesleuth -V` after the damaged command. The library
+# is the ASan+UBSan build (build-asan/crash-ext/, PAGESLEUTH_CRASH_ASAN_EXT_DIR; its absence
+# fails), run with the sanitizer runtimes preloaded into crash: a sanitizer report fails.
 set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
 . tests/cases/lib/fixtures.sh
@@ -33,6 +35,14 @@ bad() { echo "FAIL: $*"; fail=1; }
 command -v python3 >/dev/null || { echo "FAIL: python3 not installed"; exit 1; }
 [ -x "$CR_CRASH802" ] || { echo "FAIL: no crash 8.0.2 at $CR_CRASH802 (scripts/install-deps.sh installs Debian's crash)"; exit 1; }
 SO=$(cr_ext 8.0.2) || { echo "FAIL: pagesleuth.so for crash 8.0.2 not built"; exit 1; }
+# The ASan+UBSan build (tests/run.sh makes it), the runtimes preloaded.
+if ASO=$(cr_asan_ext 8.0.2); then
+	SO=$ASO CR_SANITIZE=1 CR_SANITIZE_SO=$ASO
+	echo "pagesleuth.so: $SO (ASan+UBSan, its runtimes preloaded into crash)"
+else
+	echo "FAIL: no ASan+UBSan build of pagesleuth.so in $CR_ASAN_EXT_DIR (tests/run.sh makes it)"
+	exit 1
+fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/crash_ext_bad_input.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 CR_TMP=$T
@@ -137,7 +147,7 @@ off_exit=$(member task_struct.exit_state) off_mm=$(member task_struct.mm)
 	{ bad "the profile from 'pagesleuth -P' lacks task_struct.tasks/pid/flags/exit_state/mm"; exit 1; }
 
 echo "== a task exiting while the dump was taken (pid $EXITING: PF_EXITING, EXIT_ZOMBIE, mm NULL)"
-task_pa=$($PHYS "$work" tasklist "$T/trace" "$(hex "$off_tasks")" | while read -r kva pa _; do
+task_pa=$($PHYS "$work" tasklist "$T/trace" "$(hex "$off_tasks")" | while read -r _ pa _; do
 	v=$($PHYS "$work" read "$(hex $((16#$pa + off_pid)))" 4)
 	[ $((16#${v:6:2}${v:4:2}${v:2:2}${v:0:2})) -eq "$EXITING" ] && { echo "$pa"; break; }
 done)
@@ -180,7 +190,7 @@ fi
 echo "== an unreadable page-table page (pid $PMDPID: a PMD entry pointing beyond the dump)"
 mm=$(mm_of "$T/clean.rec" "$PMDPID")
 read -r rstart _ _ <"$T/gt/regions.$PMDPID"
-read -r pmd_pa pmd_start < <(page_table "$mm" "$rstart" 1)
+read -r pmd_pa _ < <(page_table "$mm" "$rstart" 1)
 read -r pte_pa pte_start < <(page_table "$mm" "$rstart" 0)
 if [ -z "${pmd_pa:-}" ] || [ -z "${pte_pa:-}" ]; then
 	bad "no PMD/PTE table of pid $PMDPID (mm $mm) for $rstart in the trace"

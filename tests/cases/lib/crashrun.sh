@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # CR_* variables are for the case that sources this file
 # crashrun.sh - shared shell helpers for the cases that run pagesleuth.so inside crash.
 # Source it after tests/cases/lib/fixtures.sh, from the repo root:  . tests/cases/lib/crashrun.sh
 #
@@ -8,6 +9,9 @@
 #   cr_ext VERSION           path of pagesleuth.so for that crash version (8.0.2, 8.0.6) in
 #                            ${PAGESLEUTH_CRASH_EXT_DIR:-$PAGESLEUTH_ROOT/build/crash-ext}
 #                            /VERSION-X86_64/ (tests/run.sh builds both there)
+#   cr_asan_ext VERSION      the ASan+UBSan build of pagesleuth.so (tests/run.sh: build-asan/
+#                            crash-ext/, env PAGESLEUTH_CRASH_ASAN_EXT_DIR), or fails quietly;
+#                            cr_run preloads the sanitizer runtimes it links when CR_SANITIZE=1
 #   cr_fixture               chooses the x86_64 fixture and the DWARF vmlinux crash needs:
 #                            scripts/fetch-dbg.sh --fixture x86_64 (Debian's -dbg package of the
 #                            fixture's kernel, cached). If that exact package has left the
@@ -26,9 +30,13 @@
 #                            (absolute paths in it; `quit` is appended) under `timeout`
 #                            (CR_TIMEOUT, default 300 s), HOME and cwd a scratch dir (no
 #                            .crashrc), stdin /dev/null; output in $CR_TMP/NAME.out. Sets CR_RC.
+#                            CR_SANITIZE=1: LD_PRELOAD the libasan/libubsan that CR_SANITIZE_SO
+#                            links (crash itself is not instrumented: leak detection off, and
+#                            alloc_dealloc_mismatch off for crash's own C++ code).
 #                            Returns 0 if crash ended normally: exit 0, not timed out, no
 #                            "segmentation violation"/"SIGSEGV"/"Aborted"/"gdb ... internal
-#                            error" in its output; otherwise prints why and returns 1
+#                            error" and no sanitizer report in its output; otherwise prints
+#                            why and returns 1
 #   cr_messages NAME         the "pagesleuth: ..." lines of $CR_TMP/NAME.out
 #   cr_session NAME CRASH SO VERSION DUMP   cr_run with `extend SO` first, the commands read
 #                            from stdin, and `pagesleuth -V` last; returns 1 (reason printed)
@@ -41,6 +49,9 @@ CR_CACHE=${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}
 CR_CRASH802=${PAGESLEUTH_CRASH802:-/usr/bin/crash}
 CR_CRASH806=${PAGESLEUTH_CRASH806:-$CR_CACHE/crash-8.0.6/crash}
 CR_EXT_DIR=${PAGESLEUTH_CRASH_EXT_DIR:-$CR_ROOT/build/crash-ext}
+CR_ASAN_EXT_DIR=${PAGESLEUTH_CRASH_ASAN_EXT_DIR:-$CR_ROOT/build-asan/crash-ext}
+CR_SANITIZE=0
+CR_SANITIZE_SO=""
 CR_TIMEOUT=${CR_TIMEOUT:-300}
 CR_FX=x86_64
 CR_FX_DIR=$CR_ROOT/tests/fixtures/data/$CR_FX
@@ -51,6 +62,12 @@ CR_VMLINUX=""
 cr_ext() { # VERSION
 	local so=$CR_EXT_DIR/$1-X86_64/pagesleuth.so
 	[ -f "$so" ] || { echo "cr_ext: no $so (make crash-ext$([ "$1" = 8.0.2 ] || echo " CRASH=<crash $1>"))" >&2; return 1; }
+	echo "$so"
+}
+
+cr_asan_ext() { # VERSION
+	local so=$CR_ASAN_EXT_DIR/$1-X86_64/pagesleuth.so
+	[ -f "$so" ] && ldd "$so" 2>/dev/null | grep -q 'libasan' || return 1
 	echo "$so"
 }
 
@@ -86,7 +103,7 @@ cr_fixture() {
 		rm -f "$log"
 		return 1
 	fi
-	echo "cr_fixture: gen.py: $(tail -1 "$CR_FX_GEN/gen.log" | cut -c1-200) ($(( $(date +%s) - t0 )) s)"
+	echo "cr_fixture: gen.py: $(grep -m1 -E ": done in |: up to date" "$CR_FX_GEN/gen.log" | cut -c1-200) ($(( $(date +%s) - t0 )) s)"
 	CR_FX_DIR=$CR_FX_GEN/$CR_FX
 	[ -f "$CR_FX_DIR/MANIFEST" ] && [ -f "$CR_FX_DIR/groundtruth.txt" ] ||
 		{ echo "cr_fixture: gen.py left no MANIFEST/groundtruth.txt in $CR_FX_DIR"; rm -f "$log"; return 1; }
@@ -121,15 +138,23 @@ cr_run() { # NAME CRASH DUMP CMDS
 	out=$CR_TMP/$name.out
 	mkdir -p "$CR_TMP/home"
 	{ cat "$cmds"; echo quit; } >"$CR_TMP/$name.cmds"
+	local envs=(ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:alloc_dealloc_mismatch=0
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+	if [ "$CR_SANITIZE" = 1 ]; then
+		envs+=("LD_PRELOAD=$(ldd "$CR_SANITIZE_SO" | awk '$1 ~ /^lib(asan|ubsan)\.so/ { print $3 }' | paste -sd' ')")
+	fi
 	t0=$(date +%s.%N)
-	(cd "$CR_TMP/home" && HOME=$CR_TMP/home timeout -k 10 "$CR_TIMEOUT" "$crash" -s "$CR_VMLINUX" "$dump" \
-		-i "$CR_TMP/$name.cmds" </dev/null >"$out" 2>&1)
+	(cd "$CR_TMP/home" && HOME=$CR_TMP/home timeout -k 10 "$CR_TIMEOUT" env "${envs[@]}" \
+		"$crash" -s "$CR_VMLINUX" "$dump" -i "$CR_TMP/$name.cmds" </dev/null >"$out" 2>&1)
 	CR_RC=$?
 	echo "  crash $name: $(basename "$(dirname "$crash")")/$(basename "$crash") $(basename "$dump"):" \
 		"exit $CR_RC in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s," \
 		"$(grep -c '^pagesleuth: ' "$out") pagesleuth messages"
 	if [ $CR_RC -eq 124 ] || [ $CR_RC -eq 137 ]; then
 		why="still running after $CR_TIMEOUT s (killed)"
+	elif fx_sanitizer_report "$out"; then
+		why="sanitizer report: $(grep -m1 -E 'ERROR: |runtime error' "$out")"
+		grep -m1 -A14 -E 'ERROR: |runtime error' "$out" | sed 's/^/      /'
 	elif grep -qiE 'segmentation violation|SIGSEGV|Aborted|internal-error|internal error' "$out"; then
 		why="crash died: $(grep -m1 -iE 'segmentation violation|SIGSEGV|Aborted|internal-error|internal error' "$out")"
 	elif [ $CR_RC -ne 0 ]; then
