@@ -12,6 +12,10 @@
 #     records page by page as kdump-d1 with `x` read as `m` (tasks, mms, VMAs, PFNs,
 #     mapcounts, refcounts, PTE bits, flags, sums but for excluded=), every workload-region
 #     page an `x ... dumplevel` record (and an `m` record in kdump-d1), header excluded=dumplevel:31;
+#   - ppc64le kdump-d1, kdump-d31 and QEMU's ELF of the same boot (--btf + --system-map:
+#     Debian's ppc64el kernel has no BTF): gtcheck for every workload process; d31 equals d1
+#     with `x` read as `m`, every workload-region page `x`, and the QEMU ELF has the same
+#     resident maps as d31 page by page;
 #   - `pagesleuth report` on every extracted file exits 0 and names the workload's comms.
 set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
@@ -32,12 +36,14 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 GTCHECK=$(fx_gtcheck "$T") || exit 1
 
-# extract BIN FIXTURE DUMPFILE OUT: a clean extraction (exit 0, complete, silent).
+# extract BIN FIXTURE DUMPFILE OUT [TYPE-INFO ARGS]: a clean extraction (exit 0, complete;
+# stderr only for the dump's own repairs, shown as a NOTE).
 extract() {
 	local bin=$1 fx=$2 file=$3 out=$4 dump t0 rc
+	shift 4
 	dump=$(fx_dump "$fx" "$file") || { bad "$fx/$file: not available"; return 1; }
 	t0=$(fx_now)
-	"$bin" extract "$dump" -o "$out" 2>"$out.err"
+	"$bin" extract "$dump" -o "$out" "$@" 2>"$out.err"
 	rc=$?
 	echo "$fx/$file: extract ($(basename "$(dirname "$bin")")) exit $rc in $(fx_elapsed "$t0") s," \
 		"$(stat -c %s "$out" 2>/dev/null || echo 0) bytes, $(grep -c '^[mx] ' "$out" 2>/dev/null) m/x lines"
@@ -136,6 +142,30 @@ fi
 if extract "$ASAN" arm64 qemu.elf "$T/arm64-elf.rec"; then
 	check_gt arm64 "$T/arm64-elf.rec"
 	check_report "$T/arm64-elf.rec" arm64
+fi
+# 5. ppc64le (radix MMU, 64K pages, big-endian page-table entries on a little-endian
+#    kernel). Debian's ppc64el kernel has no BTF: the committed detached BTF and System.map.
+ppc64_ti=(--btf "$(fx_btf ppc64le)" --system-map "$T/ppc64le.System.map")
+zstd -q -dc tests/fixtures/data/ppc64le/System.map.zst >"$T/ppc64le.System.map" ||
+	bad "ppc64le: System.map.zst does not decompress"
+if extract "$ASAN" ppc64le kdump-d1.kdump "$T/ppc64le-d1.rec" "${ppc64_ti[@]}"; then
+	check_gt ppc64le "$T/ppc64le-d1.rec"
+	check_report "$T/ppc64le-d1.rec" ppc64le
+fi
+if extract "$ASAN" ppc64le kdump-d31.kdump "$T/ppc64le-d31.rec" "${ppc64_ti[@]}"; then
+	python3 tests/cases/lib/records.py region-tags "$T/ppc64le-d31.rec" "$T/gt.ppc64le" x:dumplevel || fail=1
+	[ -s "$T/ppc64le-d1.rec" ] &&
+		{ python3 tests/cases/lib/records.py same-but-excluded "$T/ppc64le-d1.rec" "$T/ppc64le-d31.rec" || fail=1; }
+	check_gt ppc64le "$T/ppc64le-d31.rec"
+fi
+#    QEMU's ELF of the same boot (a header QEMU writes wrong, VMCOREINFO from guest RAM).
+if extract "$ASAN" ppc64le qemu.elf "$T/ppc64le-elf.rec" "${ppc64_ti[@]}"; then
+	check_gt ppc64le "$T/ppc64le-elf.rec"
+	grep -q "QEMU's ppc64 ELF header" "$T/ppc64le-elf.rec.err" ||
+		bad "ppc64le qemu.elf: the header repair is not named on stderr"
+	# The same resident maps as the real kdump -d 31 of that boot, its data pages `x`.
+	[ -s "$T/ppc64le-d31.rec" ] &&
+		{ python3 tests/cases/lib/records.py same-resident "$T/ppc64le-elf.rec" "$T/ppc64le-d31.rec" || fail=1; }
 fi
 echo "extract_fixtures: $(fx_elapsed "$t_start") s in all"
 [ $fail -eq 0 ] && echo "extract_fixtures: OK"

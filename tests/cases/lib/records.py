@@ -10,6 +10,9 @@
       records page by page once `x` is read as `m`: same tasks, mms, VMAs, warns, per-page
       VA, PFN, mapcount, refcount, PTE, flags, shift, and the same sums but for excluded=.
       Prints the first differences; exit 1 if any.
+  records.py same-resident A B
+      the page part of same-but-excluded only (two dumps of one boot taken moments apart,
+      whose tasks' CPU times differ): every page the same once `x` is read as `m`.
   records.py region-tags FILE GTDIR TAG
       every ground-truth page (GTDIR from tests/tools/gt2check.py) inside a workload region
       must be in FILE with tag TAG ("m", "x:dumplevel"); prints counts, exit 1 otherwise.
@@ -115,12 +118,14 @@ def strip_sum_excluded(line):
     return line
 
 
-def cmd_same_but_excluded(a, b):
+def cmd_same_but_excluded(a, b, pages_only=False):
     _, sa, pa = read(a)
     _, sb, pb = read(b)
     bad = 0
     la = [strip_sum_excluded(l) for l in sa]
     lb = [strip_sum_excluded(l) for l in sb]
+    if pages_only:
+        la = lb = []
     if la != lb:
         bad += 1
         print("records.py: task/mm/vma/sum/warn/end lines differ (- %s, + %s):" % (a, b))
@@ -254,6 +259,8 @@ def main():
         return cmd_pages(a[1])
     if len(a) == 3 and a[0] == "same-but-excluded":
         return cmd_same_but_excluded(a[1], a[2])
+    if len(a) == 3 and a[0] == "same-resident":
+        return cmd_same_but_excluded(a[1], a[2], pages_only=True)
     if len(a) == 4 and a[0] == "region-tags":
         return cmd_region_tags(a[1], a[2], a[3])
     if len(a) in (3, 4, 6) and a[0] == "same-pages":
