@@ -68,7 +68,7 @@ CRASH_VERSION ?= $(shell $(CRASH) --version 2>/dev/null | awk '/^crash /{print $
 CRASH_EXT_DIR  = $(B)/crash-ext/$(CRASH_VERSION)-$(CRASH_TARGET)
 # The walker and what it needs, position-independent, every symbol hidden: crash exports
 # its own (libiberty's xmalloc, zlib, ...), which must not replace ours or the reverse.
-CRASH_EXT_CORE := $(LIB_SRC) $(WALKER_SRC) coredump/dump.c
+CRASH_EXT_CORE := $(LIB_SRC) $(WALKER_SRC) $(filter-out coredump/cmd_%.c,$(COREDUMP_SRC))
 PIC            := -fPIC -fvisibility=hidden
 CRASH_EXT_SRC  := $(wildcard crash-ext/*.c)
 CRASH_EXT_HDRS := $(wildcard crash-ext/*.h)
@@ -89,7 +89,9 @@ $(CRASH_EXT_DIR)/%.o: crash-ext/%.c $(HDRS) $(CRASH_EXT_HDRS) $(CRASH_INCLUDE)/d
 		-DPS_CRASH_VERSION='"$(CRASH_VERSION)"' -c $< -o $@
 $(CRASH_EXT_DIR)/pagesleuth.so: $(patsubst crash-ext/%.c,$(CRASH_EXT_DIR)/%.o,$(CRASH_EXT_SRC)) $(call obj,$(B)/pic,$(CRASH_EXT_CORE))
 	$(CC) -shared -Wl,-Bsymbolic \
-		$(CFLAGS) $^ -lkdumpfile -ldw -lelf -lbpf -lz -lm -o $@
+		$(CFLAGS) $^ -lkdumpfile -ldw -lelf -lbpf -lz -lm -o $@.tmp
+	./scripts/check-crash-ext.sh $@.tmp $(CRASH)
+	mv $@.tmp $@
 
 deps:
 	./scripts/install-deps.sh

@@ -17,7 +17,7 @@
 # type lookup, `pagesleuth -o` and `pagesleuth > file` warm, the pfn_status probe, `foreach vm
 # -p`, each timed inside the session), then the records check: the extension's -o file and its
 # `> file` output must equal extract's records apart from the header's source=.
-# Environment: B, BENCH_CPU, BENCH_REPS, CRASH_TIMEOUT, CRASH_EXT_PROBE=0 (no probe): see lib.sh.
+# Environment: B, BENCH_CPU, BENCH_REPS, CRASH_TIMEOUT, CRASH_EXT_PROBE=1 (the pfn_status probe): see lib.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh

@@ -11,13 +11,13 @@
 #                           "" when it cannot be had (crash and drgn rows are then skipped)
 #   crash_ext_build         builds pagesleuth.so for $CRASH (`make B=$B crash-ext CRASH=$CRASH`):
 #                           sets crash_so ("" and a message on failure); with CRASH_EXT_PROBE=1
-#                           (default) also crash_probe_so, see crash_session
+#                           also crash_probe_so, see crash_session
 #   crash_session NAME DUMP one crash session on DUMP, see below
 #   crash_ext_table         prints the crash-extension table of the sessions run so far
 #
 # Settings (environment): B (build dir, default /tmp/bench-build), BENCH_CPU (default 0,
 # "none": no pinning), BENCH_REPS (default 3), PAGESLEUTH_CACHE, CRASH_TIMEOUT (default 900 s,
-# for a whole crash session), CRASH_EXT_PROBE (default 1).
+# for a whole crash session), CRASH_EXT_PROBE (default 0).
 #
 # crash_session NAME DUMP runs `crash -s VMLINUX DUMP` once, pinned, stdout to /dev/null
 # (buffered, as for a file or a pager; crash's own `> file` would make foreach vm -p's output
@@ -39,7 +39,8 @@
 # Sets, keyed by NAME: CS_START CS_TYPE CS_O CS_R CS_PTYPE CS_P CS_VM ("WALL CPU" seconds; the
 # best of the repeated ones; "" when not reached), CS_VM_RAN (seconds vm -p ran, also when
 # stopped), CS_PAGES (pages the extension wrote), CS_RC (crash's exit status; 124/137 stopped),
-# CS_DIR (o.rec, r.rec, p.rec; msgs: crash's messages, `set error`; err: its stderr).
+# CS_DIR (o.rec, r.rec, p.rec; msgs: crash's messages, `set error`; err: its stderr, where
+# pagesleuth's own messages and -S line go).
 # Returns 1 if crash did not get to its first command.
 set -euo pipefail
 root=$PWD
@@ -51,7 +52,7 @@ CACHE=${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}
 BIG=$CACHE/bench/bigdump
 CRASH=$CACHE/crash-8.0.6/crash
 CRASH_TIMEOUT=${CRASH_TIMEOUT:-900}
-CRASH_EXT_PROBE=${CRASH_EXT_PROBE:-1}
+CRASH_EXT_PROBE=${CRASH_EXT_PROBE:-0}
 PIN="taskset -c $CPU"
 [ "$CPU" = none ] && PIN=
 CLK_TCK=$(getconf CLK_TCK)
@@ -202,7 +203,11 @@ crash_session() {
 	CS_P[$name]=$(_cs_best p)
 	CS_VM[$name]=$(_cs_one vm)
 	CS_VM_RAN[$name]=$(awk -v t1="$t1" '$1 == "vm" { print $2; f = 1 } $1 == "LAST" && !f { print t1 - $2 }' "$d/deltas")
-	CS_PAGES[$name]=$(stat_pages "$d/msgs" 2>/dev/null)
+	CS_PAGES[$name]=$(cat "$d/msgs" "$d/err" 2>/dev/null | sed -n 's/.* vmas, \([0-9]*\) pages in .*/\1/p' | tail -1)
+	# a command that wrote nothing (the library did not load, the walk failed) has no time
+	[ -s "$d/o.rec" ] || { CS_TYPE[$name]=; CS_O[$name]=; }
+	[ -s "$d/r.rec" ] || CS_R[$name]=
+	[ -s "$d/p.rec" ] || { CS_PTYPE[$name]=; CS_P[$name]=; }
 	return 0
 }
 
@@ -215,7 +220,7 @@ ce_check() {
 	n=$(wc -l <"$ref")
 	for f in o r; do
 		if [ ! -s "$d/$f.rec" ]; then
-			out+=("$f: none written")
+			out+=("$([ $f = o ] && echo -o || echo '> file'): nothing written: $(grep -m1 -E '^(extend|pagesleuth|crash):' "$d/msgs" "$d/err" 2>/dev/null | head -1 | cut -d: -f2- | tr '|' '/' || true)")
 		elif ! cmp -s "$d/$f.rec" "$d/extract-as-crash.rec"; then
 			out+=("$([ $f = o ] && echo -o || echo '> file') DIFFERS: $(cmp "$d/$f.rec" "$d/extract-as-crash.rec" 2>&1 | head -1)")
 		fi
@@ -224,8 +229,9 @@ ce_check() {
 	if [ -s "$d/p.rec" ] && ! cmp -s "$d/p.rec" "$d/o.rec"; then
 		out+=("probe records differ (excluded or missing frames in this dump)")
 	fi
-	local IFS=';'
-	echo "${out[*]}"
+	local line="" x
+	for x in "${out[@]}"; do line+="${line:+; }$x"; done
+	echo "$line"
 }
 
 # ---- the crash-extension table --------------------------------------------------------------
@@ -238,15 +244,15 @@ _ce_awk='function cell(s,  a) { if (s == "") return "-"; split(s, a, " ")
 crash_ext_table() {
 	local n rows=() srows=()
 	for n in "${cs_names[@]}"; do
-		rows+=("$(awk -v n="$n" -v o="${CS_O[$n]}" -v r="${CS_R[$n]}" -v vm="${CS_VM[$n]}" \
+		rows+=("$(awk -v n="$n" -v o="${CS_O[$n]:-}" -v r="${CS_R[$n]:-}" -v vm="${CS_VM[$n]:-}" \
 			-v ran="${CS_VM_RAN[$n]:-0}" -v x="${CE_EXTRACT[$n]:-}" -v p="${CS_PAGES[$n]:-0}" "$_ce_awk"'
 			function rate(s,  a) { if (s == "" || p == 0) return "-"; split(s, a, " ")
 				return a[1] > 0 ? sprintf("%.0f", p / a[1]) : "-" }
-			BEGIN { vmc = vm != "" ? cell(vm) : sprintf("> %.0f (stopped)", ran)
+			BEGIN { vmc = vm != "" ? cell(vm) : ran > 0 ? sprintf("> %.0f (stopped)", ran) : "-"
 			printf "| %s | %s | %s | %s | %s | %s / %s / %s |", n, cell(o), cell(r), vmc, cell(x),
 				rate(o), rate(vm), rate(x) }')")
-		srows+=("$(awk -v n="$n" -v st="${CS_START[$n]}" -v ty="${CS_TYPE[$n]}" -v o="${CS_O[$n]}" \
-			-v pr="${CS_P[$n]}" -v same="${CE_SAME[$n]:--}" "$_ce_awk"'
+		srows+=("$(awk -v n="$n" -v st="${CS_START[$n]:-}" -v ty="${CS_TYPE[$n]:-}" -v o="${CS_O[$n]:-}" \
+			-v pr="${CS_P[$n]:-}" -v same="${CE_SAME[$n]:--}" "$_ce_awk"'
 			BEGIN { split(o, a, " "); split(pr, b, " ")
 			cost = (o != "" && pr != "" && a[1] > 0) ? sprintf("%.2f (%.2f), %.0f %%", a[1] - b[1],
 				a[2] - b[2], 100 * (a[1] - b[1]) / a[1]) : "-"

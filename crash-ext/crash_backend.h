@@ -35,7 +35,8 @@ int ps_crash_facts(struct ps_crash_facts *f, char **err);
 
 /* Physical reads through crash's dump reader (pc->readmem), which tells excluded pages from
  * missing ones; kernel-virtual addresses are translated by the walker's architecture file,
- * exactly as in `pagesleuth extract`. ctx is unused. */
+ * exactly as in `pagesleuth extract`; whether a mapped frame is in the dump comes from the
+ * dump's page map (pagesleuth's reader on the same file). ctx is unused. */
 extern const struct ps_target_ops ps_crash_target_ops;
 /* The same, but kernel-virtual reads go through crash's readmem(KVADDR) and crash's own
  * translation (the command's -k: a cross-check of the walker's kernel translation). */
@@ -49,7 +50,13 @@ int ps_crash_fill_kinfo(struct ps_kinfo *ki, const struct ps_crash_facts *f, cha
  * unregister once the command finishes normally. */
 void ps_crash_on_abort(void (*fn)(void *), void *arg);
 
-/* A one-line message in crash's style ("pagesleuth: ...") on crash's error stream. */
+/* A one-line message in crash's style ("pagesleuth: ...") on stderr, never in the records. */
 void ps_crash_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Whether pfn_status answers from the dump's page map (else from one-byte reads). */
+bool ps_crash_has_page_map(void);
+
+/* Release what the session keeps (the page-map reader); the library's destructor. */
+void ps_crash_session_end(void);
 
 #endif

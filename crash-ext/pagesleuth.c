@@ -13,6 +13,7 @@
  */
 #include "defs.h" /* crash's */
 
+#include "crash_backend.h"
 #include "crash_run.h"
 
 #include <errno.h>
@@ -48,9 +49,9 @@ static char *help_pagesleuth[] = {
 	"    -p pid  only these thread groups (repeat, or a comma list; bare pids too).",
 	"            A pid that is not a user process in the dump is reported, and the",
 	"            others are still written.",
-	"   -o file  write the records to file, created atomically with a large buffer",
-	"            (redirecting with > or | makes crash write unbuffered, several times",
-	"            slower). Default: crash's output, so \"| grep\" works.",
+	"   -o file  write the records to file, created atomically: no partial file is left",
+	"            under that name if the command fails or is interrupted. Default: crash's",
+	"            output, so \"> file\" and \"| grep\" work too. Messages go to stderr.",
 	"        -s  summaries: a sum record per VMA instead of page runs (same totals).",
 	"        -v  tasks, mms and VMAs only; no page tables are read.",
 	"        -S  print counts, time and pages per second when done.",
@@ -171,4 +172,10 @@ static void __attribute__((constructor)) pagesleuth_init(void)
 		return;
 	}
 	register_extension(command_table);
+}
+
+/* Runs when crash unloads the library (extend -u, exit). */
+static void __attribute__((destructor)) pagesleuth_fini(void)
+{
+	ps_crash_session_end();
 }

@@ -5,7 +5,9 @@
  * same facts, so the records equal extract's for the same dump apart from source=crash.
  *
  * Output goes to crash's output stream (so `| grep` and `> file` work) or, with -o, to a
- * file written atomically through a 1 MiB buffer: crash makes redirected output unbuffered.
+ * file written atomically through a 1 MiB buffer. Either way records leave through the
+ * record tee's stdio buffer in 8 KiB writes, so crash's unbuffered redirection costs
+ * nothing measurable; messages go to stderr, never into the records.
  * If crash abandons the command (an error, ^C, a closed pipe) it longjmps past this code and
  * calls the abort hook, possibly from a signal handler: the hook only unlinks the unfinished
  * file (async-signal-safe) and the memory is released at the start of the next command.
@@ -126,9 +128,10 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 	struct ps_crash_facts facts;
 	if (ps_crash_facts(&facts, &err) != 0)
 		goto fail;
-	if (facts.zero_excluded)
-		ps_crash_message("crash runs with --zero_excluded: pages the dump level excluded "
-				 "read as zeros and cannot be marked 'x'");
+	if (facts.zero_excluded && !ps_crash_has_page_map())
+		ps_crash_message("crash runs with --zero_excluded and the dump's page map cannot be "
+				 "read here: pages the dump level excluded read as zeros and are not "
+				 "marked 'x'");
 	struct ps_target target = {
 		.ops = rq->crash_kvaddr ? &ps_crash_target_ops_kvaddr : &ps_crash_target_ops,
 		.ctx = NULL,

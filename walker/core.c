@@ -121,6 +121,11 @@ int ps_core_open(struct ps_core *c, const struct ps_target *t)
 					    " differs from VMCOREINFO PAGESIZE=%" PRIu64, ps, vmci_ps);
 		ps = vmci_ps;
 	}
+	/* 32-bit ARM Linux has 4 KiB pages only, and so has ppc32 e500 (CONFIG_PPC_4K_PAGES:
+	 * 16K/64K/256K pages are 44x/8xx options): QEMU's dumps of these guests name neither a
+	 * page size nor VMCOREINFO. The architecture's init checks what it can. */
+	if (!ps && (strcmp(c->arch->name, "arm") == 0 || strcmp(c->arch->name, "ppc32") == 0))
+		ps = 4096;
 	if (!ps)
 		return ps_core_fail(c, "core: page size unknown (no VMCOREINFO PAGESIZE)");
 	if (ps < 1024 || ps > (UINT64_C(1) << 24) || (ps & (ps - 1)))

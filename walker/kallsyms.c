@@ -207,6 +207,8 @@ int ps_kallsyms_load(struct ps_core *c)
 		} else {
 			k->addr[n] = ps_load_ptr(c, offs + esz * n);
 		}
+		if (c->ptr_size == 4)
+			k->addr[n] &= UINT32_MAX; /* unsigned long arithmetic of a 32-bit kernel */
 		if (arena_len > UINT32_MAX - KSYMS_MAX_NAME - 2)
 			break;
 	}

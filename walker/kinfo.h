@@ -110,7 +110,15 @@
 	X(MM_CONTEXT_VDSO, "mm_struct", "context.vdso", KI_OPT)     /* x86_64, arm64, ppc */   \
 	X(DENTRY_HASH_PPREV, "dentry", "d_hash.pprev", KI_OPT)      /* unhashed: deleted */    \
 	X(PAGE_COMPOUND_ORDER, "page", "compound_order", KI_OPT)    /* < 6.6, in page[1] */    \
-	X(PERCPU_COUNTER_COUNT, "percpu_counter", "count", KI_OPT)  /* rss_stat, 6.2+ */
+	X(PERCPU_COUNTER_COUNT, "percpu_counter", "count", KI_OPT)  /* rss_stat, 6.2+ */       \
+	/* FLATMEM without VMCOREINFO (32-bit ARM, ppc32): struct pages and page_ext */        \
+	X(PGDAT_NODE_MEM_MAP, "pglist_data", "node_mem_map", KI_OPT)                           \
+	X(PGDAT_NODE_START_PFN, "pglist_data", "node_start_pfn", KI_OPT)                       \
+	X(PGDAT_NODE_SPANNED_PAGES, "pglist_data", "node_spanned_pages", KI_OPT)               \
+	X(PGDAT_NODE_PAGE_EXT, "pglist_data", "node_page_ext", KI_OPT) /* FLATMEM page_ext */  \
+	X(MEM_SECTION_PAGE_EXT, "mem_section", "page_ext", KI_OPT)   /* SPARSEMEM page_ext */  \
+	X(ZONE_FREE_AREA, "zone", "free_area", KI_OPT)               /* nelems = MAX_ORDER */  \
+	X(VM_FAULT_ORIG_PTE, "vm_fault", "orig_pte", KI_OPT)         /* size = sizeof(pte_t) */
 
 /* X(ID, "type", REQ|OPT) -> sizeof */
 #define PS_KI_SIZES(X)                                                                        \
@@ -196,7 +204,14 @@
 	X(START_BTF, "__start_BTF", KI_OPT)                                                    \
 	X(STOP_BTF, "__stop_BTF", KI_OPT)                                                      \
 	X(STEXT, "_stext", KI_OPT)                                                             \
-	X(JIFFIES_64, "jiffies_64", KI_OPT)
+	X(JIFFIES_64, "jiffies_64", KI_OPT)                                                    \
+	X(CONTIG_PAGE_DATA, "contig_page_data", KI_OPT)  /* FLATMEM */                         \
+	X(HIGH_MEMORY, "high_memory", KI_OPT)            /* 32-bit: end of the linear map */   \
+	X(PAGE_EXT_SIZE, "page_ext_size", KI_OPT)        /* stride of the page_ext array */    \
+	X(PV_PHYS_PFN_OFFSET, "__pv_phys_pfn_offset", KI_OPT) /* 32-bit ARM PHYS_OFFSET */     \
+	X(VIRT_PHYS_OFFSET, "virt_phys_offset", KI_OPT)  /* ppc32 Book-E: __va - __pa */       \
+	X(TLBCAM_INDEX, "tlbcam_index", KI_OPT)          /* ppc32: an e500 kernel */           \
+	X(TLB_44X_INDEX, "tlb_44x_index", KI_OPT)        /* ppc32: a 44x kernel */
 
 #define PS_KI_ENUM_ID(ID, ...) PS_KI_##ID,
 enum ps_ki_member { PS_KI_MEMBERS(PS_KI_ENUM_ID) PS_KI_NMEMBERS };

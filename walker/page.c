@@ -13,9 +13,9 @@
  *
  * PFLAGS is /proc/kpageflags: stable_page_flags() of fs/proc/page.c (6.1) applied to the
  * struct page read from the dump, with PG_* bit numbers from the type information, plus
- * pagesleuth's bit 48 for PG_young. Not reproduced: the free-buddy search for pages with
- * refcount 0 that are not PageBuddy (never a mapped page), fake heads of hugetlb vmemmap
- * optimisation (off by default), page_ext idle/young on 32-bit kernels.
+ * pagesleuth's bit 48 for PG_young (32-bit kernels keep idle and young in page_ext). Not
+ * reproduced: the free-buddy search for pages with refcount 0 that are not PageBuddy (never
+ * a mapped page), fake heads of hugetlb vmemmap optimisation (off by default).
  *
  * Struct pages are read through a cache of 64-page windows (one 4 KiB read for 64-byte
  * pages), so neighbouring frames, THP heads and their page[1] cost one read together and a
@@ -65,6 +65,7 @@ struct mm_page_cache {
 	int64_t hugetlb_dtor;  /* PS_KI_ABSENT if unknown */
 
 	uint64_t zero_pfn;     /* PS_UNKNOWN if unknown */
+	bool no_pte_special;   /* 32-bit ARM: learn the zero page without pte_special */
 	uint64_t huge_zero_page;
 	bool have_nr_swapfiles;
 	uint64_t nr_swapfiles;
@@ -76,7 +77,15 @@ struct mm_page_cache {
 	unsigned sec_pfn_shift;
 	bool sec_extreme;
 	uint64_t last_sec, last_sec_map; /* last_sec UINT64_MAX: none */
-	uint64_t flat_map, flat_start, flat_pages;
+	uint64_t flat_map, flat_start, flat_pages, flat_pgdat;
+
+	/* page_ext flags (PG_idle/PG_young of 32-bit kernels), see page_ext_flags */
+	bool pe_tried, pe_ok, pe_sparse;
+	uint64_t pe_stride, pe_flags_off, pe_flat_base, pe_flat_start;
+	unsigned pe_flags_size;
+	int pe_young, pe_idle;
+	uint64_t *pe_tag;      /* 2 * window + 1: read; + 2: unreadable; 0: empty */
+	uint8_t *pe_data;      /* PE_SLOTS windows of PE_WIN flags words */
 
 	uint64_t any_mapped_head; /* head PFN + 1 of the folio any_mapped is about, 0: none */
 	bool any_mapped;
@@ -96,6 +105,25 @@ static uint32_t vmcoreinfo_type(struct ps_walker *w, const char *key, uint32_t d
 	if (ps_core_vmcoreinfo_u64(&w->c, key, &v))
 		return ~(uint32_t)v; /* NUMBER(PAGE_BUDDY_MAPCOUNT_VALUE) = ~PG_buddy */
 	return dflt;
+}
+
+static void memmap_init(struct ps_walker *w);
+
+/* 32-bit ARM's empty_zero_page is a struct page pointer (arch/arm/mm/mmu.c), not the page:
+ * its PFN by FLATMEM's mem_map. PS_UNKNOWN if that cannot be told. */
+static uint64_t arm_zero_pfn(struct ps_walker *w)
+{
+	struct mm_page_cache *pc = w->pages;
+	uint64_t p;
+	if (!w->c.sym[PS_KI_EMPTY_ZERO_PAGE] ||
+	    ps_kread_ptr(&w->c, w->c.sym[PS_KI_EMPTY_ZERO_PAGE], &p) != PS_READ_OK)
+		return PS_UNKNOWN;
+	if (!pc->memmap_tried)
+		memmap_init(w);
+	if (!pc->flat || p < pc->flat_map || (p - pc->flat_map) % pc->psize ||
+	    (p - pc->flat_map) / pc->psize >= pc->flat_pages)
+		return PS_UNKNOWN;
+	return pc->flat_start + (p - pc->flat_map) / pc->psize;
 }
 
 int mm_pages_init(struct ps_walker *w)
@@ -173,8 +201,11 @@ int mm_pages_init(struct ps_walker *w)
 	if (w->c.sym[PS_KI_ZERO_PFN] && ps_kread_ptr(&w->c, w->c.sym[PS_KI_ZERO_PFN], &v) == PS_READ_OK &&
 	    v && (!w->c.max_pfn || v < w->c.max_pfn))
 		pc->zero_pfn = v;
+	else if (strcmp(w->c.arch->name, "arm") == 0)
+		pc->zero_pfn = arm_zero_pfn(w);
 	else if (w->c.sym[PS_KI_EMPTY_ZERO_PAGE] && ps_kvtop(&w->c, w->c.sym[PS_KI_EMPTY_ZERO_PAGE], &v) == 0)
 		pc->zero_pfn = v >> w->c.page_shift;
+	pc->no_pte_special = strcmp(w->c.arch->name, "arm") == 0;
 	if (!w->c.sym[PS_KI_HUGE_ZERO_PAGE] ||
 	    ps_kread_ptr(&w->c, w->c.sym[PS_KI_HUGE_ZERO_PAGE], &pc->huge_zero_page) != PS_READ_OK)
 		pc->huge_zero_page = 0;
@@ -202,6 +233,7 @@ void mm_pages_free(struct ps_walker *w)
 	struct mm_page_cache *pc = w->pages;
 	if (!pc)
 		return;
+	free(pc->pe_tag), free(pc->pe_data);
 	free(pc->tag), free(pc->ok), free(pc->data), free(pc);
 	w->pages = NULL;
 }
@@ -213,12 +245,32 @@ static bool vmci(struct ps_walker *w, const char *key, uint64_t *v)
 	return ps_core_vmcoreinfo_u64(&w->c, key, v);
 }
 
+/* A kernel address computed in 64 bits, as the target's unsigned long arithmetic gives it
+ * (32-bit kernels encode section maps as pointer - PFN * size, which wraps). */
+static inline uint64_t kaddr(const struct ps_walker *w, uint64_t v)
+{
+	return w->c.ptr_size == 8 ? v : v & UINT32_MAX;
+}
+
+/* A pglist_data member's offset: VMCOREINFO's, else the type information's. */
+static bool pgdat_off(struct ps_walker *w, const char *key, enum ps_ki_member id, uint64_t *off)
+{
+	if (vmci(w, key, off))
+		return true;
+	if (!mm_has(w, id))
+		return false;
+	*off = (uint64_t)mm_off(w, id);
+	return true;
+}
+
 /* Where struct pages are when the architecture has no vmemmap (its pfn_to_page gives 0):
  * classic SPARSEMEM through mem_section, or FLATMEM through the one node's node_mem_map.
- * Everything comes from VMCOREINFO (kernel/crash_core.c): SYMBOL(mem_section) is the value
+ * Sections come from VMCOREINFO (kernel/crash_core.c): SYMBOL(mem_section) is the value
  * of the mem_section array/pointer, LENGTH its roots, SIZE/OFFSET the section layout;
  * SPARSEMEM_EXTREME has PAGE_SIZE / SIZE(mem_section) sections per root, the static form
- * one (then LENGTH is 1 << (MAX_PHYSMEM_BITS - SECTION_SIZE_BITS)). */
+ * one (then LENGTH is 1 << (MAX_PHYSMEM_BITS - SECTION_SIZE_BITS)). FLATMEM's
+ * contig_page_data and its members come from VMCOREINFO or, in dumps without it (QEMU
+ * dumps of 32-bit guests), from the type information and its symbols. */
 static void memmap_init(struct ps_walker *w)
 {
 	struct mm_page_cache *pc = w->pages;
@@ -238,20 +290,40 @@ static void memmap_init(struct ps_walker *w)
 		return;
 	}
 	uint64_t pgdat, off_map, off_start, off_span;
-	if (vmci(w, "SYMBOL(contig_page_data)", &pgdat) &&
-	    vmci(w, "OFFSET(pglist_data.node_mem_map)", &off_map) &&
-	    vmci(w, "OFFSET(pglist_data.node_start_pfn)", &off_start) &&
-	    vmci(w, "OFFSET(pglist_data.node_spanned_pages)", &off_span) &&
+	if (!vmci(w, "SYMBOL(contig_page_data)", &pgdat))
+		pgdat = ps_core_sym(&w->c, PS_KI_CONTIG_PAGE_DATA);
+	if (pgdat && pgdat_off(w, "OFFSET(pglist_data.node_mem_map)", PS_KI_PGDAT_NODE_MEM_MAP, &off_map) &&
+	    pgdat_off(w, "OFFSET(pglist_data.node_start_pfn)", PS_KI_PGDAT_NODE_START_PFN, &off_start) &&
+	    pgdat_off(w, "OFFSET(pglist_data.node_spanned_pages)", PS_KI_PGDAT_NODE_SPANNED_PAGES, &off_span) &&
 	    ps_kread_ptr(&w->c, pgdat + off_map, &pc->flat_map) == PS_READ_OK &&
 	    ps_kread_ptr(&w->c, pgdat + off_start, &pc->flat_start) == PS_READ_OK &&
-	    ps_kread_ptr(&w->c, pgdat + off_span, &pc->flat_pages) == PS_READ_OK && pc->flat_map)
+	    ps_kread_ptr(&w->c, pgdat + off_span, &pc->flat_pages) == PS_READ_OK && pc->flat_map) {
 		pc->flat = true;
+		pc->flat_pgdat = pgdat;
+	}
 }
 
 /* The kernel's SECTION_MAP_MASK of 6.1: flags in bits 0-4 (present, has mem_map, online,
  * early, ZONE_DEVICE taint) below the encoded pointer (mem_map - section start PFN). */
 #define SECTION_MAP_FLAGS UINT64_C(0x1f)
 #define SECTION_HAS_MEM_MAP UINT64_C(0x2)
+
+/* The address of the struct mem_section of PFN, or 0. */
+static uint64_t section_entry(struct ps_walker *w, uint64_t pfn)
+{
+	struct mm_page_cache *pc = w->pages;
+	uint64_t sec = pfn >> pc->sec_pfn_shift;
+	uint64_t root = sec / pc->sec_per_root;
+	if (root >= pc->sec_roots)
+		return 0;
+	if (pc->sec_extreme) {
+		uint64_t rp;
+		if (ps_kread_ptr(&w->c, pc->sec_table + root * w->c.ptr_size, &rp) != PS_READ_OK || !rp)
+			return 0;
+		return rp + (sec % pc->sec_per_root) * pc->sec_size;
+	}
+	return pc->sec_table + sec * pc->sec_size;
+}
 
 uint64_t mm_memmap_page_addr(struct ps_walker *w, uint64_t pfn)
 {
@@ -263,27 +335,133 @@ uint64_t mm_memmap_page_addr(struct ps_walker *w, uint64_t pfn)
 		if (sec != pc->last_sec) {
 			pc->last_sec = sec;
 			pc->last_sec_map = 0;
-			uint64_t root = sec / pc->sec_per_root, entry, map = 0;
-			if (root >= pc->sec_roots)
-				return 0;
-			if (pc->sec_extreme) {
-				uint64_t rp;
-				if (ps_kread_ptr(&w->c, pc->sec_table + root * w->c.ptr_size, &rp) != PS_READ_OK || !rp)
-					return 0;
-				entry = rp + (sec % pc->sec_per_root) * pc->sec_size;
-			} else {
-				entry = pc->sec_table + sec * pc->sec_size;
-			}
-			if (ps_kread_ptr(&w->c, entry + pc->sec_map_off, &map) != PS_READ_OK ||
+			uint64_t entry = section_entry(w, pfn), map = 0;
+			if (!entry || ps_kread_ptr(&w->c, entry + pc->sec_map_off, &map) != PS_READ_OK ||
 			    !(map & SECTION_HAS_MEM_MAP))
 				return 0;
 			pc->last_sec_map = map & ~SECTION_MAP_FLAGS;
 		}
-		return pc->last_sec_map ? pc->last_sec_map + pfn * pc->psize : 0;
+		return pc->last_sec_map ? kaddr(w, pc->last_sec_map + pfn * pc->psize) : 0;
 	}
 	if (pc->flat && pfn >= pc->flat_start && pfn - pc->flat_start < pc->flat_pages)
 		return pc->flat_map + (pfn - pc->flat_start) * pc->psize;
 	return 0;
+}
+
+/* ---- page_ext: PG_idle and PG_young of 32-bit kernels ----------------------------------- */
+
+/* Without room in page->flags (!CONFIG_64BIT), CONFIG_PAGE_IDLE_FLAG keeps idle and young in
+ * page_ext->flags as PAGE_EXT_IDLE/PAGE_EXT_YOUNG (include/linux/page_idle.h of 6.1), of the
+ * folio's head page. Entries are page_ext_size bytes apart (mm/page_ext.c): FLATMEM's array
+ * starts at pgdat->node_page_ext for the PFN round_down(node_start_pfn, MAX_ORDER_NR_PAGES);
+ * SPARSEMEM's section->page_ext is the array's address minus page_ext_size * the section's
+ * first PFN, bit 0 marking it invalid. Entries are read in windows of PE_WIN. */
+#define PE_WIN 1024
+#define PE_SLOTS 16
+
+static void page_ext_init(struct ps_walker *w)
+{
+	struct mm_page_cache *pc = w->pages;
+	pc->pe_tried = true;
+	int young = bit_of(w, PS_KI_PAGE_EXT_YOUNG), idle = bit_of(w, PS_KI_PAGE_EXT_IDLE);
+	if (pc->pg_idle >= 0 || (young < 0 && idle < 0) || !mm_has(w, PS_KI_PAGE_EXT_FLAGS))
+		return;
+	const struct ps_kinfo_member *fl = &w->c.ki.member[PS_KI_PAGE_EXT_FLAGS];
+	if (fl->size != 4 && fl->size != 8)
+		return;
+	uint64_t stride = 0, sym = ps_core_sym(&w->c, PS_KI_PAGE_EXT_SIZE);
+	if (!sym || ps_kread_ptr(&w->c, sym, &stride) != PS_READ_OK)
+		stride = mm_size(w, PS_KI_PAGE_EXT) > 0 ? (uint64_t)mm_size(w, PS_KI_PAGE_EXT) : 0;
+	if (stride < (uint64_t)fl->offset + fl->size || stride > 4096)
+		return;
+	pc->pe_stride = stride;
+	pc->pe_flags_off = (uint64_t)fl->offset;
+	pc->pe_flags_size = fl->size;
+	pc->pe_young = young;
+	pc->pe_idle = idle;
+	if (!pc->memmap_tried)
+		memmap_init(w);
+	if (pc->sparse && mm_has(w, PS_KI_MEM_SECTION_PAGE_EXT) &&
+	    (uint64_t)mm_off(w, PS_KI_MEM_SECTION_PAGE_EXT) + w->c.ptr_size <= pc->sec_size) {
+		pc->pe_sparse = true;
+	} else if (pc->flat && mm_has(w, PS_KI_PGDAT_NODE_PAGE_EXT)) {
+		uint64_t base;
+		if (ps_kread_ptr(&w->c, pc->flat_pgdat + (uint64_t)mm_off(w, PS_KI_PGDAT_NODE_PAGE_EXT), &base) !=
+			    PS_READ_OK || !base)
+			return; /* no page_ext user asked for memory at boot: no flags anywhere */
+		/* MAX_ORDER_NR_PAGES = 1 << (MAX_ORDER - 1); zone.free_area has MAX_ORDER entries. */
+		uint32_t max_order = w->c.ki.member[PS_KI_ZONE_FREE_AREA].nelems;
+		if (!mm_has(w, PS_KI_ZONE_FREE_AREA) || max_order == 0 || max_order > 20)
+			max_order = 11;
+		pc->pe_flat_base = base;
+		pc->pe_flat_start = pc->flat_start & ~((UINT64_C(1) << (max_order - 1)) - 1);
+	} else {
+		return;
+	}
+	pc->pe_tag = calloc(PE_SLOTS, sizeof *pc->pe_tag);
+	pc->pe_data = malloc((size_t)PE_SLOTS * PE_WIN * pc->pe_flags_size);
+	pc->pe_ok = pc->pe_tag && pc->pe_data;
+}
+
+/* The page_ext flags of PFN; false when there are none to read. */
+static bool page_ext_flags(struct ps_walker *w, uint64_t pfn, uint64_t *flags)
+{
+	struct mm_page_cache *pc = w->pages;
+	if (!pc->pe_tried)
+		page_ext_init(w);
+	if (!pc->pe_ok)
+		return false;
+	uint64_t win = pfn / PE_WIN;
+	size_t slot = (size_t)(win % PE_SLOTS);
+	uint8_t *data = pc->pe_data + slot * PE_WIN * pc->pe_flags_size;
+	if (pc->pe_tag[slot] != 2 * win + 1 && pc->pe_tag[slot] != 2 * win + 2) {
+		/* The window's flags, one member per entry (page_ext_size apart). */
+		bool ok = false;
+		uint64_t first = win * PE_WIN, base = 0;
+		if (pc->pe_sparse) {
+			uint64_t entry = section_entry(w, first), v;
+			if (entry && ps_kread_ptr(&w->c, entry + (uint64_t)mm_off(w, PS_KI_MEM_SECTION_PAGE_EXT), &v) ==
+					     PS_READ_OK && v && !(v & 1))
+				base = kaddr(w, v + first * pc->pe_stride);
+			/* A window never spans two sections: PE_WIN divides PAGES_PER_SECTION. */
+			ok = base && (first >> pc->sec_pfn_shift) == ((first + PE_WIN - 1) >> pc->sec_pfn_shift);
+		} else if (first >= pc->pe_flat_start) {
+			base = pc->pe_flat_base + (first - pc->pe_flat_start) * pc->pe_stride;
+			ok = true;
+		}
+		size_t span = (size_t)(PE_WIN * pc->pe_stride);
+		uint8_t *raw = ok ? malloc(span) : NULL;
+		ok = raw && ps_kread(&w->c, base, raw, span) == PS_READ_OK;
+		if (ok)
+			for (size_t i = 0; i < PE_WIN; i++)
+				memcpy(data + i * pc->pe_flags_size, raw + i * pc->pe_stride + pc->pe_flags_off,
+				       pc->pe_flags_size);
+		free(raw);
+		pc->pe_tag[slot] = 2 * win + (ok ? 1 : 2);
+	}
+	if (pc->pe_tag[slot] != 2 * win + 1) {
+		/* Not readable as a window (the end of the array): this entry alone. */
+		uint64_t entry;
+		if (pc->pe_sparse) {
+			uint64_t sec = section_entry(w, pfn), v;
+			if (!sec || ps_kread_ptr(&w->c, sec + (uint64_t)mm_off(w, PS_KI_MEM_SECTION_PAGE_EXT), &v) !=
+					    PS_READ_OK || !v || (v & 1))
+				return false;
+			entry = kaddr(w, v + pfn * pc->pe_stride);
+		} else {
+			if (pfn < pc->pe_flat_start)
+				return false;
+			entry = pc->pe_flat_base + (pfn - pc->pe_flat_start) * pc->pe_stride;
+		}
+		uint8_t b[8];
+		if (ps_kread(&w->c, entry + pc->pe_flags_off, b, pc->pe_flags_size) != PS_READ_OK)
+			return false;
+		*flags = pc->pe_flags_size == 8 ? ps_load_u64(&w->c, b) : ps_load_u32(&w->c, b);
+		return true;
+	}
+	const uint8_t *p = data + (pfn % PE_WIN) * pc->pe_flags_size;
+	*flags = pc->pe_flags_size == 8 ? ps_load_u64(&w->c, p) : ps_load_u32(&w->c, p);
+	return true;
 }
 
 static uint64_t page_addr(struct ps_walker *w, uint64_t pfn)
@@ -506,6 +684,13 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 		u |= PS_PF(PS_PF_IDLE);
 	if (fbit(h.flags, pc->pg_young))
 		u |= PS_PF(PS_PF_YOUNG);
+	uint64_t pe;
+	if (pc->pg_idle < 0 && page_ext_flags(w, head_pfn, &pe)) { /* 32-bit: the head's page_ext */
+		if (fbit(pe, pc->pe_idle))
+			u |= PS_PF(PS_PF_IDLE);
+		if (fbit(pe, pc->pe_young))
+			u |= PS_PF(PS_PF_YOUNG);
+	}
 	uint64_t k = p.flags;
 	u |= copy_bit(k, pc->pg_locked, PS_PF_LOCKED);
 	u |= copy_bit(k, pc->pg_slab, PS_PF_SLAB);
@@ -620,7 +805,8 @@ static enum ps_swap_kind swap_kind(const struct mm_page_cache *pc, uint64_t type
 /* Without zero_pfn/empty_zero_page (kallsyms without KALLSYMS_ALL has no data symbols):
  * a special PTE outside VM_PFNMAP/VM_MIXEDMAP VMAs can only map the zero page
  * (vm_normal_page() of 6.1 reports anything else as a bad PTE), and the zero page is
- * PG_reserved. */
+ * PG_reserved. 32-bit ARM without LPAE has no pte_special: there a PG_reserved page in a
+ * plain anonymous VMA (no file, no vm_ops: not the vdso) can only be the zero page. */
 static void learn_zero_pfn(struct vwalk *k, uint64_t pfn)
 {
 	struct ps_walker *w = k->w;
@@ -676,7 +862,8 @@ static void leaf(struct vwalk *k, uint64_t va, uint64_t npages, unsigned shift, 
 			add_unknown(k, vaddr, n, "bad-entry");
 			return;
 		}
-		if (pc->zero_pfn == PS_UNKNOWN && e->special && shift == pshift)
+		if (pc->zero_pfn == PS_UNKNOWN && shift == pshift &&
+		    (e->special || (pc->no_pte_special && !k->vma->file && !k->vma->ops)))
 			learn_zero_pfn(k, pfn);
 		struct page_facts f;
 		int pr = page_facts(w, pfn, &f);
@@ -759,6 +946,15 @@ int mm_walk_vma_pages(struct ps_walker *w, const struct mm_space *mm, uint64_t t
 			   .write_runs = w->opt->detail == PS_DETAIL_PAGES };
 	k.sum.mm = mm->id;
 	k.sum.start = v->start;
+	/* VM_PFNMAP VMAs (vvar, device memory) have no struct pages behind them: the kernel's
+	 * page walks skip them (mm/pagewalk.c walk_page_test), so pagemap shows them as holes
+	 * and smaps counts nothing there. So do the records. */
+	const uint64_t VM_PFNMAP = 0x400;
+	if (v->flags & VM_PFNMAP) {
+		if (!w->write_failed && ps_write_sum(w->out, &k.sum) < 0)
+			w->write_failed = true;
+		return 0;
+	}
 	w->c.pt_trace = w->trace;
 	w->c.pt_trace_id = mm->id;
 	w->c.err[0] = 0;

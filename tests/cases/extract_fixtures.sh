@@ -16,6 +16,10 @@
 #     Debian's ppc64el kernel has no BTF): gtcheck for every workload process; d31 equals d1
 #     with `x` read as `m`, every workload-region page `x`, and the QEMU ELF has the same
 #     resident maps as d31 page by page;
+#   - armhf, ppc32 e500 (64-bit PTEs) and e500 (32-bit PTEs) QEMU ELF dumps (no VMCOREINFO
+#     note; the committed BTF): gtcheck for every workload process (tests/tools/gt2check.py
+#     leaves out ARM's [vectors] gate page and adjusts ppc32's [vdso] for gtcap's own exit),
+#     every workload-region page mapped; the e500 kdump-zlib gives the ELF's records;
 #   - `pagesleuth report` on every extracted file exits 0 and names the workload's comms.
 set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
@@ -166,6 +170,23 @@ if extract "$ASAN" ppc64le qemu.elf "$T/ppc64le-elf.rec" "${ppc64_ti[@]}"; then
 	# The same resident maps as the real kdump -d 31 of that boot, its data pages `x`.
 	[ -s "$T/ppc64le-d31.rec" ] &&
 		{ python3 tests/cases/lib/records.py same-resident "$T/ppc64le-elf.rec" "$T/ppc64le-d31.rec" || fail=1; }
+fi
+# 6. armhf (ARMv7 short descriptors, HIGHMEM kernel) and ppc32 Book-E (e500 with 64- and
+#    32-bit PTEs, PG_idle/PG_young in page_ext): QEMU ELF dumps without a VMCOREINFO note
+#    (it is found in guest RAM); the committed detached BTF, symbols from kallsyms.
+for fx in armhf ppc32-e500-64pte ppc32-mpc8544ds-32pte; do
+	if extract "$ASAN" $fx qemu.elf "$T/$fx-elf.rec" --btf "$(fx_btf $fx)"; then
+		check_gt $fx "$T/$fx-elf.rec"
+		check_report "$T/$fx-elf.rec" $fx
+		python3 tests/cases/lib/records.py region-tags "$T/$fx-elf.rec" "$T/gt.$fx" m || fail=1
+	fi
+done
+#    QEMU's kdump-zlib of the e500 guest: the same records as its ELF.
+if extract "$ASAN" ppc32-e500-64pte qemu-kdump-zlib.kdump "$T/ppc32-kdump.rec" --btf "$(fx_btf ppc32-e500-64pte)"; then
+	check_gt ppc32-e500-64pte "$T/ppc32-kdump.rec"
+	[ -s "$T/ppc32-e500-64pte-elf.rec" ] &&
+		{ cmp -s <(grep -v '^header ' "$T/ppc32-kdump.rec") <(grep -v '^header ' "$T/ppc32-e500-64pte-elf.rec") ||
+			bad "ppc32-e500-64pte: kdump-zlib and ELF records differ"; }
 fi
 echo "extract_fixtures: $(fx_elapsed "$t_start") s in all"
 [ $fail -eq 0 ] && echo "extract_fixtures: OK"

@@ -84,7 +84,10 @@ def main():
         i += 1
     if not procs:
         fail("%s: no process lines" % src)
-    # The vdso pages of each process: its [vdso] VMAs from smaps.
+    # The vdso pages of each process: its [vdso] VMAs from smaps. On ppc32 gtcap's own vdso
+    # PTEs are young (glibc's static startup reads the vdso), and its exit after the capture
+    # (zap_pte_range -> mark_page_accessed) sets PG_referenced on the shared vdso pages: in
+    # the dump they are KPF_REFERENCED, and smaps would count them as Referenced everywhere.
     adjusted = 0
     for pid in pages:
         vdso = []
@@ -97,6 +100,8 @@ def main():
             f = text.split(" ")
             if f[1] != "-" and any(s <= va < e for s, e in vdso) and int(f[2]) >= 2:
                 f[2] = "%d" % (int(f[2]) - 1)
+                if info.get("machine") == "ppc":
+                    f[3] = "%x" % (int(f[3], 16) | 4)  # KPF_REFERENCED: gtcap's exit, see above
                 adjusted += 1
             fixed.append((va, " ".join(f)))
         pages[pid] = fixed
@@ -113,9 +118,17 @@ def main():
             fail("%s: no /proc/%d/smaps block" % (src, pid))
         with open(os.path.join(out, "smaps.%d" % pid), "w") as fp:
             skip = False
+            invdso = False
+            rss = None
+            ppc32 = info.get("machine") == "ppc"  # Referenced = Rss in [vdso]: gtcap's exit
             for l in smaps[pid]:
                 if re.match(r"[0-9a-f]+-[0-9a-f]+ ", l):
-                    skip = l.endswith("[vsyscall]")
+                    skip = l.endswith("[vsyscall]") or l.endswith("[vectors]")
+                    invdso = l.endswith("[vdso]")
+                if invdso and ppc32 and l.startswith("Rss:"):
+                    rss = l.split()[1]
+                if invdso and ppc32 and l.startswith("Referenced:"):
+                    l = "Referenced:     %8s kB" % rss
                 if not skip:
                     fp.write(l + "\n")
         with open(os.path.join(out, "pages.%d" % pid), "w") as fp:
