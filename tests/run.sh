@@ -46,6 +46,12 @@ if crash806=$(./scripts/build-crash.sh | tail -1) && [ -x "$crash806" ]; then
 else
 	echo "crash 8.0.6: build failed (see $PAGESLEUTH_CACHE/crash-8.0.6/build.log)"
 fi
+# The cross crash for arm64 dumps, when `make crash-cross` has built it (not here: ~15 min).
+cross=$PAGESLEUTH_CACHE/crash-8.0.6-arm64/crash
+if [ -x "$cross" ]; then
+	make -s crash-ext CRASH="$cross" CRASH_TARGET=ARM64 CFLAGS="-O2 -g -Werror" ||
+		echo "crash extension for crash 8.0.6 (ARM64): build failed"
+fi
 
 echo "== unit tests (normal and ASan+UBSan)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

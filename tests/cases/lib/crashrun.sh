@@ -41,7 +41,8 @@
 #   cr_session NAME CRASH SO VERSION DUMP   cr_run with `extend SO` first, the commands read
 #                            from stdin, and `pagesleuth -V` last; returns 1 (reason printed)
 #                            unless crash ended normally, the library loaded and the final
-#                            -V answered "built for crash VERSION" (crash still answers)
+#                            -V answered "built for crash VERSION (CR_TARGET, default X86_64)"
+#                            (crash still answers)
 # CR_TMP must be set (a scratch directory) before cr_run. Messages go to stdout.
 
 CR_ROOT=${PAGESLEUTH_ROOT:-$(pwd)}
@@ -177,7 +178,7 @@ cr_session() { # NAME CRASH SO VERSION DUMP, the commands on stdin
 	cr_run "$name" "$crash" "$dump" "$CR_TMP/$name.in" || return 1
 	grep -q 'pagesleuth.so: shared object loaded' "$CR_TMP/$name.out" ||
 		{ echo "  crash $name: the library did not load: $(grep -m2 -i 'pagesleuth' "$CR_TMP/$name.out" | tr '\n' ' ')"; ok=1; }
-	tail -n 3 "$CR_TMP/$name.out" | grep -q "^pagesleuth .* built for crash $ver (X86_64)" ||
+	tail -n 3 "$CR_TMP/$name.out" | grep -q "^pagesleuth .* built for crash $ver (${CR_TARGET:-X86_64})" ||
 		{ echo "  crash $name: the last command (pagesleuth -V) did not answer 'built for crash $ver': $(tail -n 2 "$CR_TMP/$name.out" | tr '\n' ' ')"; ok=1; }
 	return $ok
 }

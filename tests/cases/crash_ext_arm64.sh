@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# crash_ext_arm64.sh - pagesleuth.so inside crash cross-built for arm64 dumps on this x86_64
+# host (crash 8.0.6's own `make target=ARM64`: `make crash-cross`, ~15 min once, cached in
+# $PAGESLEUTH_CACHE/crash-8.0.6-arm64/), on the arm64 fixture's QEMU ELF with the kernel's
+# DWARF vmlinux (Debian's -dbg package, scripts/fetch-dbg.sh):
+#   - the records equal `pagesleuth extract`'s for the same dump apart from source=;
+#   - every workload process passes gtcheck --referenced against the guest's ground truth.
+# Skips (77), naming the command, when the cross crash has not been built or the -dbg
+# package has left the archive; tests/run.sh builds the library when the crash is there.
+set -uo pipefail
+cd "${PAGESLEUTH_ROOT:-.}" || exit 1
+. tests/cases/lib/fixtures.sh
+. tests/cases/lib/crashrun.sh
+FAST=${PAGESLEUTH_FAST:-build/pagesleuth}
+CROSS=${PAGESLEUTH_CRASH806_ARM64:-$CR_CACHE/crash-8.0.6-arm64/crash}
+SO=$CR_EXT_DIR/8.0.6-ARM64/pagesleuth.so
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+[ -x "$CROSS" ] || { echo "SKIP: no crash for arm64 dumps at $CROSS (make crash-cross builds it)"; exit 77; }
+[ -f "$SO" ] || { echo "FAIL: $SO not built (make crash-ext CRASH=$CROSS CRASH_TARGET=ARM64)"; exit 1; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/crash_ext_arm64.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+CR_TMP=$T CR_TARGET=ARM64
+log=$T/fetch
+CR_VMLINUX=$(scripts/fetch-dbg.sh --fixture arm64 2>"$log" | tail -1)
+rc=${PIPESTATUS[0]}
+case $rc in
+0) ;;
+3) echo "SKIP: the arm64 fixture's -dbg package is not available: $(tail -1 "$log")"; exit 77 ;;
+*) echo "FAIL: scripts/fetch-dbg.sh --fixture arm64: $(tail -1 "$log")"; exit 1 ;;
+esac
+dump=$(fx_dump arm64 qemu.elf) || { echo "FAIL: arm64/qemu.elf not available"; exit 1; }
+GTCHECK=$(fx_gtcheck "$T") || exit 1
+fx_groundtruth arm64 "$T/gt" || { echo "FAIL: arm64 ground truth does not convert"; exit 1; }
+
+echo "== crash 8.0.6 (target ARM64) on arm64/qemu.elf"
+echo "pagesleuth -S -o $T/crash.rec" | cr_session arm64 "$CROSS" "$SO" 8.0.6 "$dump" || fail=1
+cr_messages arm64 | sed 's/^/  /'
+"$FAST" extract "$dump" -o "$T/extract.rec" 2>"$T/extract.err" || bad "extract: $(head -2 "$T/extract.err")"
+if [ -s "$T/crash.rec" ] && [ -s "$T/extract.rec" ]; then
+	if cmp -s <(sed '2s/ source=crash / source=coredump /' "$T/crash.rec") "$T/extract.rec"; then
+		echo "  records == extract's: $(wc -l <"$T/crash.rec") lines, $(grep -c '^vma ' "$T/crash.rec") VMAs (source= aside)"
+	else
+		bad "records differ from extract's:"
+		diff <(sed '2s/ source=crash / source=coredump /' "$T/crash.rec") "$T/extract.rec" | head -10
+	fi
+	n=0 ok=0
+	while read -r pid _ _ _; do
+		n=$((n + 1))
+		if "$GTCHECK" --referenced "$pid" "$T/crash.rec" "$T/gt/smaps.$pid" "$T/gt/pages.$pid" >"$T/gt.$pid" 2>&1; then
+			ok=$((ok + 1))
+		else
+			bad "pid $pid: gtcheck:"
+			head -10 "$T/gt.$pid" | sed 's/^/    /'
+		fi
+	done <"$T/gt/procs"
+	echo "  gtcheck --referenced: $ok of $n workload processes OK"
+	[ "$n" -gt 0 ] || bad "no workload processes in the ground truth"
+else
+	bad "no records from crash or extract"
+fi
+[ $fail -eq 0 ] && echo "crash_ext_arm64: OK"
+exit $fail
