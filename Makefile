@@ -63,7 +63,10 @@ $(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(WALKER_SRC) $(HDRS)
 # Output: $(B)/crash-ext/<version>-<target>/pagesleuth.so.
 CRASH         ?= /usr/bin/crash
 CRASH_INCLUDE ?= $(if $(filter /usr/bin/crash,$(CRASH)),/usr/include/crash,$(dir $(CRASH)))
-CRASH_TARGET  ?= X86_64
+# The target crash was built for, from the machine-init function it exports.
+CRASH_TARGET  ?= $(shell nm -D --defined-only $(CRASH) 2>/dev/null | \
+	awk '$$3 == "x86_64_init" { t = "X86_64" } $$3 == "arm64_init" { t = "ARM64" } \
+	     $$3 == "ppc64_init" { t = "PPC64" } END { print t }')
 CRASH_VERSION ?= $(shell $(CRASH) --version 2>/dev/null | awk '/^crash /{print $$2; exit}')
 CRASH_EXT_DIR  = $(B)/crash-ext/$(CRASH_VERSION)-$(CRASH_TARGET)
 # The walker and what it needs, position-independent, every symbol hidden: crash exports
@@ -76,7 +79,8 @@ CRASH_EXT_HDRS := $(wildcard crash-ext/*.h)
 crash-ext:
 	@[ -n "$(CRASH_VERSION)" ] || { echo "make crash-ext: cannot run $(CRASH) --version (install crash, or set CRASH=)"; exit 1; }
 	@[ -f "$(CRASH_INCLUDE)/defs.h" ] || { echo "make crash-ext: no defs.h in $(CRASH_INCLUDE) (set CRASH_INCLUDE=)"; exit 1; }
-	$(MAKE) --no-print-directory $(CRASH_EXT_DIR)/pagesleuth.so CRASH_VERSION=$(CRASH_VERSION)
+	@[ -n "$(CRASH_TARGET)" ] || { echo "make crash-ext: cannot tell $(CRASH)'s target (set CRASH_TARGET=X86_64, ARM64 or PPC64)"; exit 1; }
+	$(MAKE) --no-print-directory $(CRASH_EXT_DIR)/pagesleuth.so CRASH_VERSION=$(CRASH_VERSION) CRASH_TARGET=$(CRASH_TARGET)
 
 # crash 8.0.6 built on this x86_64 host for arm64 dumps (crash's `make target=ARM64`; ~15 min,
 # cached), and the extension for it: tests/cases/crash_ext_arm64.sh runs it when present.

@@ -831,10 +831,33 @@ static const char *dump_vmcoreinfo(void *ctx, const char *key)
 #define VMCOREINFO_SCAN_STEP 4096u   /* vmcoreinfo_data is a page: aligned to at least 4K */
 #define VMCOREINFO_TEXT_MAX 65536u   /* VMCOREINFO_BYTES is PAGE_SIZE (64K on some kernels) */
 
+#define VMCOREINFO_SCAN_MAX_PAGES (UINT64_C(1) << 24) /* 64 GiB of 4K pages looked at */
+
 /* Whether the physical page at PA is in the dump, without reading it. */
 static bool page_in_dump(struct ps_dump *d, uint64_t pa)
 {
 	return (d->segs ? ps_elf_segments_status(d->segs, pa) : paddr_status(d, pa)) == PS_READ_OK;
+}
+
+/* The first scan step at or after PA that the dump may hold (its page maps skip the holes:
+ * the highest address comes from the dump and may lie far beyond its RAM), or UINT64_MAX. */
+static uint64_t next_in_dump(struct ps_dump *d, uint64_t pa)
+{
+	uint64_t at = pa;
+	if (d->segs) {
+		at = ps_elf_segments_next(d->segs, pa);
+	} else if (d->file_map) {
+		kdump_addr_t idx = pa >> d->kd_page_shift;
+		if (kdump_bmp_find_set(d->file_map, &idx) != KDUMP_OK ||
+		    idx > (UINT64_MAX >> d->kd_page_shift))
+			return UINT64_MAX;
+		at = (uint64_t)idx << d->kd_page_shift;
+		if (at < pa)
+			at = pa;
+	}
+	if (at == UINT64_MAX || at > UINT64_MAX - VMCOREINFO_SCAN_STEP)
+		return UINT64_MAX;
+	return (at + VMCOREINFO_SCAN_STEP - 1) & ~(uint64_t)(VMCOREINFO_SCAN_STEP - 1);
 }
 
 /* QEMU dumps of guests without a fw_cfg VMCOREINFO device (pseries, ppce500, armhf virt)
@@ -845,7 +868,10 @@ static uint64_t find_vmcoreinfo_in_ram(struct ps_dump *d, uint64_t end)
 {
 	static const char magic[] = "OSRELEASE=";
 	char head[sizeof magic - 1];
-	for (uint64_t pa = 0; pa < end && pa <= UINT64_MAX - VMCOREINFO_SCAN_STEP; pa += VMCOREINFO_SCAN_STEP) {
+	uint64_t looked = 0;
+	for (uint64_t pa = next_in_dump(d, 0); pa < end && looked < VMCOREINFO_SCAN_MAX_PAGES;
+	     pa = pa <= UINT64_MAX - VMCOREINFO_SCAN_STEP ? next_in_dump(d, pa + VMCOREINFO_SCAN_STEP) : UINT64_MAX) {
+		looked++;
 		if (!page_in_dump(d, pa) ||
 		    dump_read_phys(d, pa, head, sizeof head) != PS_READ_OK ||
 		    memcmp(head, magic, sizeof head) != 0)

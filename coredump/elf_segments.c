@@ -245,3 +245,14 @@ enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t pad
 	}
 	return PS_READ_OK;
 }
+
+uint64_t ps_elf_segments_next(const struct ps_elf_segments *s, uint64_t paddr)
+{
+	for (size_t i = 0; i < s->nseg; i++) { /* sorted by paddr */
+		const struct segment *g = &s->seg[i];
+		if (g->filesz == 0 || (paddr >= g->paddr && paddr - g->paddr >= g->filesz))
+			continue;
+		return paddr >= g->paddr ? paddr : g->paddr;
+	}
+	return UINT64_MAX;
+}

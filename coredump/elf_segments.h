@@ -39,5 +39,8 @@ bool ps_elf_segments_ppc64_guest_little_endian(const struct ps_elf_segments *s, 
 enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t paddr, void *buf,
 					 size_t len);
 enum ps_read_status ps_elf_segments_status(const struct ps_elf_segments *s, uint64_t paddr);
+/* The lowest address >= PADDR whose bytes the file holds, or UINT64_MAX: for scans that must
+ * not step through the holes between segments one page at a time. */
+uint64_t ps_elf_segments_next(const struct ps_elf_segments *s, uint64_t paddr);
 
 #endif

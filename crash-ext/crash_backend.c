@@ -139,6 +139,11 @@ static struct ps_dump *session_page_map(void)
 	page_map = ps_dump_open(path, &warnings, &err);
 	free(warnings);
 	free(err);
+	/* Its PFNs must be crash's: a reader that had to guess the page size is not used. */
+	if (page_map && ps_dump_target(page_map)->page_size != (uint32_t)PAGESIZE()) {
+		ps_dump_close(page_map);
+		page_map = NULL;
+	}
 	return page_map;
 }
 

@@ -23,4 +23,7 @@ struct ps_crash_request {
 /* 0 complete, 1 partial (messages said why), -1 failed (a message said why). */
 int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out);
 
+/* Free what an abandoned command left (the library's destructor). */
+void ps_crash_run_cleanup(void);
+
 #endif

@@ -178,5 +178,6 @@ static void __attribute__((constructor)) pagesleuth_init(void)
 /* Runs when crash unloads the library (extend -u, exit). */
 static void __attribute__((destructor)) pagesleuth_fini(void)
 {
+	ps_crash_run_cleanup();
 	ps_crash_session_end();
 }

@@ -35,6 +35,8 @@
 struct crash_run {
 	struct ps_walker *walker;
 	struct ps_writer *writer;
+	struct ps_record_tee tee; /* here, not on the stack: an abandoned command's stream
+				   * outlives the frame that made it */
 	FILE *tee_fp, *trace;
 	struct atomic_file file;
 	bool file_open;
@@ -51,22 +53,49 @@ static char session_namelist[4096];
 /* A command crash abandoned, freed when the next one starts. */
 static struct crash_run *abandoned_run;
 
+/* Each field is cleared before what it holds is closed, so a command abandoned in the middle
+ * of this never closes anything twice. */
 static void release(struct crash_run *r, bool commit_file)
 {
-	if (r->writer)
-		ps_writer_close(r->writer, true, NULL);
-	if (r->tee_fp)
-		fclose(r->tee_fp);
+	struct ps_writer *w = r->writer;
+	r->writer = NULL;
+	if (w)
+		ps_writer_close(w, true, NULL);
+	FILE *tf = r->tee_fp;
+	r->tee_fp = NULL;
+	if (tf)
+		fclose(tf);
 	if (r->file_open) {
+		r->file_open = false;
 		char *e = NULL;
 		atomic_close(&r->file, commit_file, &e);
 		free(e);
 	}
-	if (r->trace)
-		fclose(r->trace);
+	FILE *trace = r->trace;
+	r->trace = NULL;
+	if (trace)
+		fclose(trace);
 	ps_walker_close(r->walker);
 	free(r->buffer);
 	free(r);
+}
+
+/* Free a command crash abandoned. Its records stream no longer writes anywhere (on_abort
+ * cut it off): crash's output of that command may be closed or reused by now. */
+static void release_abandoned(void)
+{
+	struct crash_run *r = abandoned_run;
+	abandoned_run = NULL;
+	if (!r)
+		return;
+	/* The file was unlinked when the command was abandoned; nothing is committed. */
+	r->file_open = r->file_open && r->file.tmp_path;
+	release(r, false);
+}
+
+void ps_crash_run_cleanup(void)
+{
+	release_abandoned();
 }
 
 /* crash's abort hook: see the top of the file. */
@@ -76,6 +105,8 @@ static void on_abort(void *arg)
 	ps_crash_on_abort(NULL, NULL);
 	if (r->file_open && r->file.tmp_path)
 		unlink(r->file.tmp_path);
+	r->tee.out = NULL; /* plain stores: this may run in a signal handler */
+	r->tee.warn = NULL;
 	r->abandoned = 1;
 	abandoned_run = r;
 }
@@ -109,12 +140,7 @@ static const struct ps_kinfo *session_type_info(const struct ps_crash_facts *f, 
 
 int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 {
-	if (abandoned_run) {
-		/* The file was unlinked when it was abandoned; nothing is committed. */
-		abandoned_run->file_open = abandoned_run->file_open && abandoned_run->file.tmp_path;
-		release(abandoned_run, false);
-		abandoned_run = NULL;
-	}
+	release_abandoned();
 	double t0 = now_seconds();
 	char *err = NULL;
 	int status = -1;
@@ -158,16 +184,18 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 		goto fail;
 	}
 
-	struct ps_record_tee tee = { .out = crash_out, .warn = warn_message, .arg = r };
+	r->tee.out = crash_out;
+	r->tee.warn = warn_message;
+	r->tee.arg = r;
 	if (rq->output) {
 		if (atomic_open(&r->file, rq->output, &err) != 0)
 			goto fail;
 		r->file_open = true;
 		if ((r->buffer = malloc(OUTPUT_BUFFER)))
 			setvbuf(r->file.fp, r->buffer, _IOFBF, OUTPUT_BUFFER);
-		tee.out = r->file.fp;
+		r->tee.out = r->file.fp;
 	}
-	if (!(r->tee_fp = ps_record_tee_open(&tee)) ||
+	if (!(r->tee_fp = ps_record_tee_open(&r->tee)) ||
 	    !(r->writer = ps_writer_open_stream(r->tee_fp, rq->output ? rq->output : "<crash output>"))) {
 		ps_set_err(&err, "out of memory");
 		goto fail;
@@ -192,14 +220,16 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 	int rc = ps_walker_run(r->walker, r->writer, &wo, &res, &err);
 	if (rc < 0)
 		goto fail;
-	int close_rc = ps_writer_close(r->writer, false, &err);
+	struct ps_writer *w = r->writer;
 	r->writer = NULL;
-	if (close_rc == 0 && fclose(r->tee_fp) != 0) {
+	int close_rc = ps_writer_close(w, false, &err);
+	FILE *tf = r->tee_fp;
+	r->tee_fp = NULL;
+	if (fclose(tf) != 0 && close_rc == 0) {
 		ps_set_err(&err, "%s: write failed: %s", rq->output ? rq->output : "crash output",
 			   strerror(errno));
 		close_rc = -1;
 	}
-	r->tee_fp = NULL;
 	if (close_rc != 0)
 		goto fail;
 	if (r->file_open) {
@@ -217,7 +247,7 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 		ps_crash_message("%" PRIu64 " tasks, %" PRIu64 " mms, %" PRIu64 " vmas, %" PRIu64
 				 " pages in %" PRIu64 " runs (%" PRIu64 " excluded, %" PRIu64
 				 " swap, %" PRIu64 " unknown) in %.2f s, %.0f pages/s",
-				 res.tasks, res.mms, res.vmas, res.pages, tee.runs, res.excluded_pages,
+				 res.tasks, res.mms, res.vmas, res.pages, r->tee.runs, res.excluded_pages,
 				 res.swap_entries, res.unknown_pages, secs, secs > 0 ? res.pages / secs : 0.0);
 	}
 	if (rq->output)

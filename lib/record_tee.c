@@ -55,6 +55,8 @@ static void report_warn(struct ps_record_tee *t)
 static ssize_t tee_write(void *cookie, const char *buf, size_t size)
 {
 	struct ps_record_tee *t = cookie;
+	if (!t->out)
+		return (ssize_t)size; /* cut off (an abandoned crash command): discard */
 	/* Keep the start of each line (enough for any warn record's reason) and look at it
 	 * when the line ends; records may be split across writes. */
 	for (size_t i = 0; i < size; i++) {

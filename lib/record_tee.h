@@ -1,9 +1,9 @@
 /* record_tee.h - a stream in front of a record writer's output that notices what passes.
  *
  * Readers of dumps write records through it so that each warn record also reaches the user
- * as a one-line message (stderr for `pagesleuth extract`, crash's error stream for the crash
- * command) and page runs are counted for --stats, while the walker keeps its one interface:
- * write records to a writer.
+ * as a one-line message (on stderr, for `pagesleuth extract` and the crash command alike)
+ * and page runs are counted for --stats, while the walker keeps its one interface: write
+ * records to a writer.
  */
 #ifndef PAGESLEUTH_RECORD_TEE_H
 #define PAGESLEUTH_RECORD_TEE_H
@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 struct ps_record_tee {
-	FILE *out;                                  /* where the records go */
+	FILE *out;                                  /* where the records go; NULL: discard */
 	void (*warn)(void *arg, const char *text);  /* "mm 3 at 0x7f00: cannot read ..." */
 	void *arg;
 	uint64_t runs, warns;                       /* counted so far */

@@ -38,6 +38,8 @@ echo "== crash extension: Debian's crash 8.0.2, and crash 8.0.6 built from sourc
 # Also an ASan+UBSan variant for 8.0.2 (build-asan/crash-ext/): the bad-input case runs it in
 # crash with the sanitizer runtimes preloaded.
 asan_cflags="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -Werror"
+# No library from an earlier build may stand in for one that fails to build now.
+rm -f build/crash-ext/*/pagesleuth.so build-asan/crash-ext/*/pagesleuth.so
 make -s crash-ext CFLAGS="-O2 -g -Werror" || echo "crash extension for crash 8.0.2: build failed"
 make -s crash-ext B=build-asan CFLAGS="$asan_cflags" || echo "crash extension (ASan) for crash 8.0.2: build failed"
 if crash806=$(./scripts/build-crash.sh | tail -1) && [ -x "$crash806" ]; then

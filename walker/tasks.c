@@ -183,8 +183,9 @@ static void add_thread(struct walk *k, uint64_t task, const uint8_t *buf)
 			k->pid_seen[which] = PID_EXITED;
 		return;
 	}
-	if (k->pid_seen)
-		k->pid_seen[which] = PID_FOUND;
+	for (size_t i = which; k->pid_seen && i < k->w->opt->npids; i++)
+		if (k->w->opt->pids[i] == tgid) /* a pid asked for twice is found twice */
+			k->pid_seen[i] = PID_FOUND;
 	if (!mm_kptr_ok(w, mm, w->c.ptr_size)) {
 		mm_warn(w, PS_UNKNOWN, task, "task %" PRIu64 ": mm pointer %" PRIx64 " is not a kernel address",
 			pid, mm);

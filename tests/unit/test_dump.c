@@ -419,6 +419,20 @@ static void test_qemu_ppc64_elf(bool guest_le)
 	}
 	free(warnings);
 	free(cut);
+	/* A segment far above the others (2^52) and no VMCOREINFO anywhere: the search for it
+	 * skips the hole rather than stepping through 2^40 pages (it used to hang here). */
+	memset(b.p + 0x4000, 0, 0x1000);
+	put(&b, 64 + 2 * 56 + 24, 8, 1ull << 52);
+	char *far = write_file("qemu-ppc64-far.elf", b.p, b.len);
+	warnings = NULL;
+	d = open_ok(far, &warnings);
+	if (d) {
+		CHECK(warnings && strstr(warnings, "has no VMCOREINFO"), "no VMCOREINFO said: %s",
+		      warnings ? warnings : "(none)");
+		ps_dump_close(d);
+	}
+	free(warnings);
+	free(far);
 	free(path);
 	free(b.p);
 }
