@@ -17,47 +17,9 @@
 
 #include "core.h"
 #include "check.h"
+#include "pt_harness.h"
 
-/* ---- the synthetic dump ---------------------------------------------------------------- */
-
-#define MAX_PAGES 64
-
-struct fake_page {
-	uint64_t pa;
-	uint8_t data[4096];
-};
-
-struct fake {
-	struct fake_page pages[MAX_PAGES];
-	unsigned npages;
-	const char *vmci[32][2];
-	char strs[32][64];
-	unsigned nvmci;
-	bool big_endian;
-};
-
-static struct fake_page *fake_page(struct fake *f, uint64_t pa, bool create)
-{
-	pa &= ~UINT64_C(0xfff);
-	for (unsigned i = 0; i < f->npages; i++)
-		if (f->pages[i].pa == pa)
-			return &f->pages[i];
-	if (!create || f->npages == MAX_PAGES)
-		return NULL;
-	struct fake_page *p = &f->pages[f->npages++];
-	memset(p, 0, sizeof *p);
-	p->pa = pa;
-	return p;
-}
-
-static void put(struct fake *f, uint64_t pa, uint64_t v, unsigned size)
-{
-	struct fake_page *p = fake_page(f, pa, true);
-	for (unsigned i = 0; i < size; i++)
-		p->data[(pa & 0xfff) + i] = (uint8_t)(f->big_endian ? v >> (8 * (size - 1 - i)) : v >> (8 * i));
-}
-#define put32(f, pa, v) put(f, pa, v, 4)
-#define put64(f, pa, v) put(f, pa, v, 8)
+/* ---- the synthetic dump and the walk recorder: tests/unit/pt_harness.h ---------------- */
 
 /* A Linux pgd entry: the pair pmd[0], pmd[1] at PA. */
 static void put_pair(struct fake *f, uint64_t pa, uint32_t w0, uint32_t w1)
@@ -66,93 +28,12 @@ static void put_pair(struct fake *f, uint64_t pa, uint32_t w0, uint32_t w1)
 	put32(f, pa + 4, w1);
 }
 
-static void vmci(struct fake *f, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->strs[f->nvmci], sizeof f->strs[0], fmt, ap);
-	va_end(ap);
-	f->vmci[f->nvmci][0] = key;
-	f->vmci[f->nvmci][1] = f->strs[f->nvmci];
-	f->nvmci++;
-}
-
-static enum ps_read_status fake_read_phys(void *ctx, uint64_t pa, void *buf, size_t len)
-{
-	struct fake *f = ctx;
-	uint8_t *out = buf;
-	while (len) {
-		struct fake_page *p = fake_page(f, pa, false);
-		if (!p)
-			return PS_READ_NODATA;
-		size_t n = 4096 - (pa & 0xfff);
-		if (n > len)
-			n = len;
-		memcpy(out, p->data + (pa & 0xfff), n);
-		pa += n, out += n, len -= n;
-	}
-	return PS_READ_OK;
-}
-
-static const char *fake_vmcoreinfo(void *ctx, const char *key)
-{
-	struct fake *f = ctx;
-	for (unsigned i = 0; i < f->nvmci; i++)
-		if (strcmp(f->vmci[i][0], key) == 0)
-			return f->vmci[i][1];
-	return NULL;
-}
-
-static const struct ps_target_ops fake_ops = { .read_phys = fake_read_phys, .vmcoreinfo = fake_vmcoreinfo };
-
 /* QEMU's armhf dumps say neither the page size nor VMCOREINFO: page_size 0 here. */
 static struct ps_target fake_target(struct fake *f)
 {
 	return (struct ps_target){ .ops = &fake_ops, .ctx = f, .arch = "arm", .big_endian = f->big_endian,
 				   .ptr_size = 4, .page_size = 0, .max_pfn = 0x50000 /* RAM to 0x50000000 */ };
 }
-
-/* ---- recording walk events ------------------------------------------------------------- */
-
-struct ev {
-	enum ps_pt_event ev;
-	uint64_t va, npages;
-	unsigned shift;
-	struct ps_pt_entry e;
-};
-
-struct evlist {
-	struct ev ev[64];
-	unsigned n;
-};
-
-static int record(void *arg, enum ps_pt_event ev, uint64_t va, uint64_t npages, unsigned shift,
-		  const struct ps_pt_entry *e)
-{
-	struct evlist *l = arg;
-	if (l->n < 64)
-		l->ev[l->n++] = (struct ev){ ev, va, npages, shift, *e };
-	return 0;
-}
-
-static char letters_buf[8][PS_PTE_NBITS + 1];
-static unsigned letters_next;
-static const char *letters(struct ps_pte p)
-{
-	char *b = letters_buf[letters_next++ % 8];
-	ps_pte_format(p, b);
-	return b;
-}
-
-#define CHECK_EV(l, i, kind, va_, np, sh)                                                      \
-	do {                                                                                   \
-		if (CHECK((i) < (l).n, "event %u missing (only %u)", (unsigned)(i), (l).n)) {    \
-			CHECK_U64((l).ev[i].ev, kind);                                         \
-			CHECK_U64((l).ev[i].va, va_);                                          \
-			CHECK_U64((l).ev[i].npages, np);                                       \
-			CHECK_U64((l).ev[i].shift, sh);                                        \
-		}                                                                              \
-	} while (0)
 
 /* ---- short descriptors ------------------------------------------------------------------ */
 

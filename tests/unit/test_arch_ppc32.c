@@ -17,85 +17,17 @@
 
 #include "core.h"
 #include "check.h"
+#include "pt_harness.h"
 
-/* ---- the synthetic dump (big-endian, 32-bit pointers) ----------------------------------- */
+/* ---- the synthetic dump and the walk recorder: tests/unit/pt_harness.h ---------------- */
 
-#define MAX_PAGES 64
-
-struct fake_page {
-	uint64_t pa;
-	uint8_t data[4096];
-};
-
-struct fake {
-	struct fake_page pages[MAX_PAGES];
-	unsigned npages;
-	const char *vmci[32][2];
-	char strs[32][64];
-	unsigned nvmci;
-};
-
-static struct fake_page *fake_page(struct fake *f, uint64_t pa, bool create)
+/* A fake ppce500 dump: big-endian everywhere. */
+static struct fake *new_fake(void)
 {
-	pa &= ~UINT64_C(0xfff);
-	for (unsigned i = 0; i < f->npages; i++)
-		if (f->pages[i].pa == pa)
-			return &f->pages[i];
-	if (!create || f->npages == MAX_PAGES)
-		return NULL;
-	struct fake_page *p = &f->pages[f->npages++];
-	memset(p, 0, sizeof *p);
-	p->pa = pa;
-	return p;
+	struct fake *f = calloc(1, sizeof *f);
+	f->big_endian = true;
+	return f;
 }
-
-static void put(struct fake *f, uint64_t pa, uint64_t v, unsigned size)
-{
-	struct fake_page *p = fake_page(f, pa, true);
-	for (unsigned i = 0; i < size; i++)
-		p->data[(pa & 0xfff) + i] = (uint8_t)(v >> (8 * (size - 1 - i)));
-}
-#define put32(f, pa, v) put(f, pa, v, 4)
-#define put64(f, pa, v) put(f, pa, v, 8)
-
-static void vmci(struct fake *f, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->strs[f->nvmci], sizeof f->strs[0], fmt, ap);
-	va_end(ap);
-	f->vmci[f->nvmci][0] = key;
-	f->vmci[f->nvmci][1] = f->strs[f->nvmci];
-	f->nvmci++;
-}
-
-static enum ps_read_status fake_read_phys(void *ctx, uint64_t pa, void *buf, size_t len)
-{
-	struct fake *f = ctx;
-	uint8_t *out = buf;
-	while (len) {
-		struct fake_page *p = fake_page(f, pa, false);
-		if (!p)
-			return PS_READ_NODATA;
-		size_t n = 4096 - (pa & 0xfff);
-		if (n > len)
-			n = len;
-		memcpy(out, p->data + (pa & 0xfff), n);
-		pa += n, out += n, len -= n;
-	}
-	return PS_READ_OK;
-}
-
-static const char *fake_vmcoreinfo(void *ctx, const char *key)
-{
-	struct fake *f = ctx;
-	for (unsigned i = 0; i < f->nvmci; i++)
-		if (strcmp(f->vmci[i][0], key) == 0)
-			return f->vmci[i][1];
-	return NULL;
-}
-
-static const struct ps_target_ops fake_ops = { .read_phys = fake_read_phys, .vmcoreinfo = fake_vmcoreinfo };
 
 static struct ps_target fake_target(struct fake *f)
 {
@@ -131,48 +63,6 @@ static int set_kinfo(struct ps_core *c, unsigned pte_size, bool is_44x)
 	return r;
 }
 
-/* ---- recording walk events ------------------------------------------------------------- */
-
-struct ev {
-	enum ps_pt_event ev;
-	uint64_t va, npages;
-	unsigned shift;
-	struct ps_pt_entry e;
-};
-
-struct evlist {
-	struct ev ev[64];
-	unsigned n;
-};
-
-static int record(void *arg, enum ps_pt_event ev, uint64_t va, uint64_t npages, unsigned shift,
-		  const struct ps_pt_entry *e)
-{
-	struct evlist *l = arg;
-	if (l->n < 64)
-		l->ev[l->n++] = (struct ev){ ev, va, npages, shift, *e };
-	return 0;
-}
-
-static char letters_buf[8][PS_PTE_NBITS + 1];
-static unsigned letters_next;
-static const char *letters(struct ps_pte p)
-{
-	char *b = letters_buf[letters_next++ % 8];
-	ps_pte_format(p, b);
-	return b;
-}
-
-#define CHECK_EV(l, i, kind, va_, np, sh)                                                      \
-	do {                                                                                   \
-		if (CHECK((i) < (l).n, "event %u missing (only %u)", (unsigned)(i), (l).n)) {    \
-			CHECK_U64((l).ev[i].ev, kind);                                         \
-			CHECK_U64((l).ev[i].va, va_);                                          \
-			CHECK_U64((l).ev[i].npages, np);                                       \
-			CHECK_U64((l).ev[i].shift, sh);                                        \
-		}                                                                              \
-	} while (0)
-
 /* ---- e500, 64-bit PTEs (nohash/pte-e500.h) --------------------------------------------- */
 
 #define E_PRESENT 0x1ull
@@ -196,7 +86,7 @@ static uint64_t swp_pte(unsigned type, uint64_t off)
 
 static void test_e500_64(void)
 {
-	struct fake *f = calloc(1, sizeof *f);
+	struct fake *f = new_fake();
 	kernel_vars(f, 0);
 	/* vmalloc 0xd1000000: swapper_pg_dir[0x688] -> PTE page 0xc0203000 (PA 0x203000) */
 	put32(f, 0x400000 + (0xd1000000 >> 21) * 4, 0xc0203000);
@@ -311,7 +201,7 @@ static void e500_32_tables(struct fake *f)
 
 static void test_e500_32(void)
 {
-	struct fake *f = calloc(1, sizeof *f);
+	struct fake *f = new_fake();
 	kernel_vars(f, 0);
 	e500_32_tables(f);
 	struct ps_target t = fake_target(f);
@@ -382,7 +272,7 @@ out:
 
 static void test_44x(void)
 {
-	struct fake *f = calloc(1, sizeof *f);
+	struct fake *f = new_fake();
 	kernel_vars(f, 0);
 	struct ps_target t = fake_target(f);
 	struct ps_core *c = calloc(1, sizeof *c);
@@ -454,7 +344,7 @@ out:
  * from the kernel's own PTEs: e500's 64-bit ones carry the 4K page-size field. */
 static void test_guess_flavour(void)
 {
-	struct fake *f = calloc(1, sizeof *f);
+	struct fake *f = new_fake();
 	kernel_vars(f, 0);
 	put32(f, 0x400000 + (0xd1000000 >> 21) * 4, 0xc0203000);
 	put64(f, 0x203000, E_PTE(0x777) | E_BASE | E_SR | E_SW);
@@ -465,7 +355,7 @@ static void test_guess_flavour(void)
 	ps_core_close(c);
 	free(f);
 
-	f = calloc(1, sizeof *f);
+	f = new_fake();
 	kernel_vars(f, 0);
 	e500_32_tables(f);
 	t = fake_target(f);
@@ -483,7 +373,7 @@ static void test_guess_flavour(void)
  * PAGE_OFFSET - 64M only when read from there); a wrong virt_phys_offset refuses. */
 static void test_relocated(void)
 {
-	struct fake *f = calloc(1, sizeof *f);
+	struct fake *f = new_fake();
 	kernel_vars(f, 0x4000000);
 	struct ps_target t = fake_target(f);
 	t.max_pfn = 0x10000;

@@ -18,56 +18,9 @@
 
 #include "core.h"
 #include "check.h"
+#include "pt_harness.h"
 
-/* ---- the synthetic dump ---------------------------------------------------------------- */
-
-#define CHUNK 4096u
-#define MAX_CHUNKS 256
-
-struct chunk {
-	uint64_t pa;
-	enum ps_read_status status; /* OK, EXCLUDED or NODATA */
-	uint8_t data[CHUNK];
-};
-
-struct fake {
-	struct chunk chunks[MAX_CHUNKS];
-	unsigned nchunks;
-	uint64_t ram_end;           /* unwritten memory below this reads as zeros */
-	const char *vmci[48][2];
-	unsigned nvmci;
-	char strs[48][64];
-	bool big_endian;            /* kernel data (not page-table entries) */
-	uint64_t bytes_read;
-};
-
-static struct chunk *chunk_at(struct fake *f, uint64_t pa, bool create)
-{
-	pa &= ~(uint64_t)(CHUNK - 1);
-	for (unsigned i = 0; i < f->nchunks; i++)
-		if (f->chunks[i].pa == pa)
-			return &f->chunks[i];
-	if (!create || f->nchunks == MAX_CHUNKS)
-		return NULL;
-	struct chunk *k = &f->chunks[f->nchunks++];
-	memset(k, 0, sizeof *k);
-	k->pa = pa;
-	k->status = PS_READ_OK;
-	return k;
-}
-
-static void put_bytes(struct fake *f, uint64_t pa, const void *src, size_t len)
-{
-	const uint8_t *s = src;
-	while (len) {
-		struct chunk *k = chunk_at(f, pa, true);
-		size_t n = CHUNK - (pa & (CHUNK - 1));
-		if (n > len)
-			n = len;
-		memcpy(k->data + (pa & (CHUNK - 1)), s, n);
-		pa += n, s += n, len -= n;
-	}
-}
+/* ---- the synthetic dump and the walk recorder: tests/unit/pt_harness.h ---------------- */
 
 /* A page-table entry: __be64 on every ppc64 kernel. */
 static void put_pte(struct fake *f, uint64_t pa, uint64_t v)
@@ -77,110 +30,6 @@ static void put_pte(struct fake *f, uint64_t pa, uint64_t v)
 		b[i] = (uint8_t)(v >> (56 - 8 * i));
 	put_bytes(f, pa, b, 8);
 }
-
-/* Kernel data in the target's byte order. */
-static void put_word(struct fake *f, uint64_t pa, uint64_t v, unsigned size)
-{
-	uint8_t b[8];
-	for (unsigned i = 0; i < size; i++)
-		b[i] = (uint8_t)(f->big_endian ? v >> (8 * (size - 1 - i)) : v >> (8 * i));
-	put_bytes(f, pa, b, size);
-}
-
-static void mark(struct fake *f, uint64_t pa, enum ps_read_status st)
-{
-	chunk_at(f, pa, true)->status = st;
-}
-
-static void vmci(struct fake *f, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->strs[f->nvmci], sizeof f->strs[0], fmt, ap);
-	va_end(ap);
-	f->vmci[f->nvmci][0] = key;
-	f->vmci[f->nvmci][1] = f->strs[f->nvmci];
-	f->nvmci++;
-}
-
-static enum ps_read_status fake_read_phys(void *ctx, uint64_t pa, void *buf, size_t len)
-{
-	struct fake *f = ctx;
-	uint8_t *out = buf;
-	f->bytes_read += len;
-	while (len) {
-		size_t n = CHUNK - (pa & (CHUNK - 1));
-		if (n > len)
-			n = len;
-		struct chunk *k = chunk_at(f, pa, false);
-		if (k && k->status != PS_READ_OK)
-			return k->status;
-		if (k)
-			memcpy(out, k->data + (pa & (CHUNK - 1)), n);
-		else if (pa < f->ram_end)
-			memset(out, 0, n);
-		else
-			return PS_READ_NODATA;
-		pa += n, out += n, len -= n;
-	}
-	return PS_READ_OK;
-}
-
-static const char *fake_vmcoreinfo(void *ctx, const char *key)
-{
-	struct fake *f = ctx;
-	for (unsigned i = 0; i < f->nvmci; i++)
-		if (strcmp(f->vmci[i][0], key) == 0)
-			return f->vmci[i][1];
-	return NULL;
-}
-
-static const struct ps_target_ops fake_ops = {
-	.read_phys = fake_read_phys,
-	.vmcoreinfo = fake_vmcoreinfo,
-};
-
-/* ---- recording walk events ------------------------------------------------------------- */
-
-struct ev {
-	enum ps_pt_event ev;
-	uint64_t va, npages;
-	unsigned shift;
-	struct ps_pt_entry e;
-};
-
-struct evlist {
-	struct ev ev[64];
-	unsigned n;
-};
-
-static int record(void *arg, enum ps_pt_event ev, uint64_t va, uint64_t npages, unsigned shift,
-		  const struct ps_pt_entry *e)
-{
-	struct evlist *l = arg;
-	if (l->n < 64)
-		l->ev[l->n++] = (struct ev){ ev, va, npages, shift, *e };
-	return 0;
-}
-
-static char letters_buf[8][PS_PTE_NBITS + 1];
-static unsigned letters_next;
-static const char *letters(struct ps_pte p)
-{
-	char *b = letters_buf[letters_next++ % 8];
-	ps_pte_format(p, b);
-	return b;
-}
-
-#define CHECK_EV(l, i, kind, va_, np, sh)                                                      \
-	do {                                                                                   \
-		if (CHECK((i) < (l).n, "event %u missing (only %u)", (unsigned)(i), (l).n)) {    \
-			CHECK_U64((l).ev[i].ev, kind);                                         \
-			CHECK_U64((l).ev[i].va, va_);                                          \
-			CHECK_U64((l).ev[i].npages, np);                                       \
-			CHECK_U64((l).ev[i].shift, sh);                                        \
-		}                                                                              \
-	} while (0)
 
 /* ---- entry bits (arch/powerpc/include/asm/book3s/64/pgtable.h, 6.1) -------------------- */
 
@@ -239,26 +88,26 @@ static void setup(struct fake *f, unsigned page_size, enum mmu mmu, bool psize, 
 		vmci(f, "SYMBOL(mmu_psize_defs)", "%llx", KVA(PSIZE_DEFS));
 		vmci(f, "SIZE(mmu_psize_def)", "96");
 		vmci(f, "OFFSET(mmu_psize_def.shift)", "0");
-		put_word(f, PSIZE_DEFS + 0 * 96, 12, 4);  /* MMU_PAGE_4K */
-		put_word(f, PSIZE_DEFS + 2 * 96, 16, 4);  /* MMU_PAGE_64K */
+		fake_put(f, PSIZE_DEFS + 0 * 96, 12, 4);  /* MMU_PAGE_4K */
+		fake_put(f, PSIZE_DEFS + 2 * 96, 16, 4);  /* MMU_PAGE_64K */
 		if (mmu == RADIX) {
-			put_word(f, PSIZE_DEFS + 7 * 96, 21, 4);  /* MMU_PAGE_2M */
-			put_word(f, PSIZE_DEFS + 13 * 96, 30, 4); /* MMU_PAGE_1G */
+			fake_put(f, PSIZE_DEFS + 7 * 96, 21, 4);  /* MMU_PAGE_2M */
+			fake_put(f, PSIZE_DEFS + 13 * 96, 30, 4); /* MMU_PAGE_1G */
 		} else {
-			put_word(f, PSIZE_DEFS + 10 * 96, 24, 4); /* MMU_PAGE_16M */
+			fake_put(f, PSIZE_DEFS + 10 * 96, 24, 4); /* MMU_PAGE_16M */
 		}
 	}
 	vmci(f, "SYMBOL(mmu_vmemmap_psize)", "%llx", KVA(VMEMMAP_PSIZE));
-	put_word(f, VMEMMAP_PSIZE, mmu == RADIX ? 7 : 10, 4);
+	fake_put(f, VMEMMAP_PSIZE, mmu == RADIX ? 7 : 10, 4);
 	vmci(f, "SYMBOL(vmemmap_list)", "%llx", KVA(VMEMMAP_LIST));
 	vmci(f, "SIZE(vmemmap_backing)", "24");
 	vmci(f, "OFFSET(vmemmap_backing.list)", "0");
 	vmci(f, "OFFSET(vmemmap_backing.phys)", "8");
 	vmci(f, "OFFSET(vmemmap_backing.virt_addr)", "16");
-	put_word(f, VMEMMAP_LIST, KVA(VMEMMAP_NODE), 8);          /* vmemmap_list -> node */
-	put_word(f, VMEMMAP_NODE + 0, 0, 8);                      /* node.list: end */
-	put_word(f, VMEMMAP_NODE + 8, 0x6000000, 8);              /* node.phys (16M aligned) */
-	put_word(f, VMEMMAP_NODE + 16, VMEMMAP, 8);               /* node.virt_addr */
+	fake_put(f, VMEMMAP_LIST, KVA(VMEMMAP_NODE), 8);          /* vmemmap_list -> node */
+	fake_put(f, VMEMMAP_NODE + 0, 0, 8);                      /* node.list: end */
+	fake_put(f, VMEMMAP_NODE + 8, 0x6000000, 8);              /* node.phys (16M aligned) */
+	fake_put(f, VMEMMAP_NODE + 16, VMEMMAP, 8);               /* node.virt_addr */
 }
 
 static struct ps_target target(struct fake *f, const char *arch, unsigned page_size)
@@ -386,7 +235,7 @@ static void test_radix64k(void)
 	put_pte(f, pgd + 0 * 8, PRES | pud | 9);                          /* PGD[0] -> PUD, NLS 9 */
 	put_pte(f, pgd + 1 * 8, LEAF | R_ | 0x40000000);                  /* PGD[1]: leaf in a PGD: bad */
 	put_pte(f, pgd + 2 * 8, PRES | 0x120000 | 9);                     /* PGD[2] -> PUD page EXCLUDED */
-	mark(f, 0x120000, PS_READ_EXCLUDED);
+	fake_mark(f, 0x120000, PS_READ_EXCLUDED);
 	put_pte(f, pud + 0 * 8, PRES | pmd | 9);                          /* PUD[0] -> PMD, NLS 9 */
 	put_pte(f, pud + 1 * 8, LEAF | R_ | X_ | ACC | 0x40000000);       /* PUD[1]: 1G leaf r-x */
 	put_pte(f, pud + 2 * 8, PRES | 0x111800 | 9);                     /* PUD[2]: PMD table not 4K aligned */
@@ -679,7 +528,7 @@ static void test_hash4k(void)
 	struct fake *f = malloc(sizeof *f);
 	setup(f, 4096, HASH, true, false);
 	swapper_entry(f, HASH);
-	put_word(f, VMEMMAP_NODE + 16, 0xc0003f0000000000ull, 8); /* H_VMEMMAP_START with 4K pages */
+	fake_put(f, VMEMMAP_NODE + 16, 0xc0003f0000000000ull, 8); /* H_VMEMMAP_START with 4K pages */
 	struct ps_target t = target(f, "ppc64le", 4096);
 	struct ps_core *c = calloc(1, sizeof *c);
 	if (!CHECK(ps_core_open(c, &t) == 0, "open: %s", c->err))
@@ -746,7 +595,7 @@ static void test_vmemmap_fallback(void)
 	struct fake *f = malloc(sizeof *f);
 	setup(f, 65536, RADIX, true, false);
 	swapper_entry(f, RADIX);
-	put_word(f, VMEMMAP_NODE + 16, VMEMMAP + 0x1234, 8); /* node.virt_addr not 2M aligned */
+	fake_put(f, VMEMMAP_NODE + 16, VMEMMAP + 0x1234, 8); /* node.virt_addr not 2M aligned */
 	put_pte(f, SWAPPER + 0x1800 * 8, PRES | 0x2820000 | 9);              /* PGD[0x1800] -> PUD */
 	put_pte(f, 0x2820000, PRES | 0x2821000 | 9);                         /* PUD[0] -> PMD */
 	put_pte(f, 0x2821000, LEAF | R_ | W_ | PRIV | ACC | DIRTY | 0x6200000); /* PMD[0]: 2M kernel leaf */
