@@ -18,6 +18,7 @@
 #include "records.h"
 #include "walker.h"
 #include "atomic_file.h"
+#include "pid_list.h"
 #include "record_tee.h"
 
 #include <errno.h>
@@ -29,7 +30,6 @@
 #include <time.h>
 
 #define MAX_STDERR_WARNINGS 50
-#define MAX_PIDS 65536
 
 static const char *const prog = "pagesleuth extract";
 
@@ -73,27 +73,6 @@ static void warn_to_stderr(void *arg, const char *text)
 }
 
 /* ---- helpers ---------------------------------------------------------------------------- */
-
-static int parse_pids(const char *arg, uint64_t **pids, size_t *n)
-{
-	const char *p = arg;
-	while (*p) {
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(p, &end, 10);
-		if (end == p || errno || v == 0 || v > 0xffffffffull || (*end && *end != ','))
-			return -1;
-		if (*n >= MAX_PIDS)
-			return -1;
-		uint64_t *grown = realloc(*pids, (*n + 1) * sizeof *grown);
-		if (!grown)
-			return -1;
-		*pids = grown;
-		(*pids)[(*n)++] = v;
-		p = *end ? end + 1 : end;
-	}
-	return *n ? 0 : -1;
-}
 
 static double now_seconds(void)
 {
@@ -319,14 +298,15 @@ int ps_cmd_extract(int argc, char **argv)
 	};
 	struct extract_opts o = { .detail = PS_DETAIL_PAGES };
 	int status = 2, c;
+	const char *why = NULL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:p:h", longopts, NULL)) != -1) {
 		enum ti_kind kind = TI_NONE;
 		switch (c) {
 		case 'o': o.output = optarg; break;
 		case 'p':
-			if (parse_pids(optarg, &o.pids, &o.npids) != 0) {
-				fprintf(stderr, "%s: bad pid list '%s'\n", prog, optarg);
+			if (ps_pid_list_add(optarg, &o.pids, &o.npids, &why) != 0) {
+				fprintf(stderr, "%s: bad pid list '%s': %s\n", prog, optarg, why);
 				goto out;
 			}
 			break;

@@ -364,6 +364,15 @@ static unsigned kdump_timestamp_offset(unsigned ptr_size)
 	return ptr_size == 8 ? 408 : 404;
 }
 
+/* disk_dump_header.timestamp.tv_sec of HEAD (at least 448 bytes), or 0 if not positive. */
+static int64_t kdump_header_timestamp(const unsigned char *head, bool be, unsigned ptr_size)
+{
+	int64_t t = (int64_t)load_uint(head + kdump_timestamp_offset(ptr_size), ptr_size, be);
+	if (ptr_size == 4)
+		t = (int32_t)t;
+	return t > 0 ? t : 0;
+}
+
 /* disk_dump_header.block_size, or 0 when HEAD is not a kdump header. */
 static uint32_t kdump_block_size(const struct ps_dump *d, const unsigned char *head, size_t n)
 {
@@ -502,9 +511,7 @@ static void read_kdump_header(struct ps_dump *d, const unsigned char *head, size
 	unsigned ps = d->target.ptr_size;
 	int32_t version = (int32_t)load_uint(head + 8, 4, be);
 	unsigned ts_off = kdump_timestamp_offset(ps);
-	int64_t tv_sec = (int64_t)load_uint(head + ts_off, ps, be);
-	if (ps == 4)
-		tv_sec = (int32_t)tv_sec;
+	int64_t tv_sec = kdump_header_timestamp(head, be, ps);
 	if (tv_sec > 0 && d->crash_time == 0)
 		d->crash_time = tv_sec;
 	if (!block_size)
@@ -1330,10 +1337,7 @@ int64_t ps_kdump_header_time(int fd, bool big_endian, unsigned ptr_size)
 	if ((ptr_size != 4 && ptr_size != 8) || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
 	    memcmp(head, "KDUMP   ", 8) != 0)
 		return 0;
-	int64_t t = (int64_t)load_uint(head + kdump_timestamp_offset(ptr_size), ptr_size, big_endian);
-	if (ptr_size == 4)
-		t = (int32_t)t;
-	return t > 0 ? t : 0;
+	return kdump_header_timestamp(head, big_endian, ptr_size);
 }
 
 const char *ps_dump_last_error(const struct ps_dump *d)

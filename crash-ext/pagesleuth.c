@@ -15,8 +15,8 @@
 
 #include "crash_backend.h"
 #include "crash_run.h"
+#include "pid_list.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +24,6 @@
 #error "build with -DPS_CRASH_VERSION='\"X.Y.Z\"', the version of the crash whose defs.h this is"
 #endif
 
-#define MAX_PIDS 65536
 
 static void cmd_pagesleuth(void);
 
@@ -87,29 +86,11 @@ static struct command_table_entry command_table[] = {
 /* Append the comma-separated pids in ARG. 0, or -1 after a message. */
 static int add_pids(const char *arg, uint64_t **pids, size_t *n)
 {
-	const char *p = arg;
-	do {
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(p, &end, 10);
-		if (end == p || errno || v == 0 || v > 0xffffffffull || (*end && *end != ',')) {
-			error(INFO, "bad pid list: %s\n", arg);
-			return -1;
-		}
-		if (*n >= MAX_PIDS) {
-			error(INFO, "too many pids (at most %d)\n", MAX_PIDS);
-			return -1;
-		}
-		uint64_t *grown = realloc(*pids, (*n + 1) * sizeof *grown);
-		if (!grown) {
-			error(INFO, "out of memory\n");
-			return -1;
-		}
-		*pids = grown;
-		(*pids)[(*n)++] = v;
-		p = *end ? end + 1 : end;
-	} while (*p);
-	return 0;
+	const char *why = NULL;
+	if (ps_pid_list_add(arg, pids, n, &why) == 0)
+		return 0;
+	error(INFO, "bad pid list %s: %s\n", arg, why);
+	return -1;
 }
 
 static void cmd_pagesleuth(void)
