@@ -58,7 +58,7 @@ command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || die "needs ap
 
 # The index: refreshed at most daily by apt-foreign.sh. The exact version must be listed.
 bash "$apt_foreign" "$debarch" update || true
-if ! bash "$apt_foreign" "$debarch" apt-cache show "$pkg=$ver" 2>/dev/null | grep -q '^Package:'; then
+if ! bash "$apt_foreign" "$debarch" apt-cache show "$pkg=$ver" 2>/dev/null | grep '^Package:' >/dev/null; then
 	have=$(bash "$apt_foreign" "$debarch" apt-cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | paste -sd, -)
 	[ -n "$have" ] && have="it has $have" || have="nor is any version of it"
 	unavailable "$pkg $ver ($debarch) is not in the archive ($have); snapshot.debian.org keeps old versions"

@@ -13,7 +13,14 @@
  * LPAE (pgtable-3level.h, -3level-hwdef.h): 3 levels of 64-bit descriptors, PGD 4 entries
  * (shift 30), PMD and PTE 512 each; table 0b11, PMD block 0b01 (2 MiB); PTE: PRESENT bits
  * 0-1, USER 6, YOUNG (AF) 10, XN 54, DIRTY 55, SPECIAL 56, NONE 57, RDONLY 58; addresses
- * bits 12-39. Swap as above in the low word.
+ * bits 12-39. Swap as above in the low word. A PROT_NONE huge PMD is stored with its valid
+ * bit clear and L_PMD_SECT_NONE (bit 57) set (set_pmd_at): pmd_present() is false, so
+ * pagemap and smaps show nothing there, and neither does the walk.
+ *
+ * Which layout: sizeof(pte_t) from the type information (8 with LPAE), else VMCOREINFO
+ * (arch_crash_save_vmcoreinfo writes CONFIG_ARM_LPAE=y on LPAE kernels only), else the
+ * short-descriptor layout first; without the type information or that line, the other
+ * layout is tried when the kernel's own tables do not fit the first.
  *
  * Kernel addresses: lowmem at PAGE_OFFSET is linear, pa = va - PAGE_OFFSET + PHYS_OFFSET
  * (PHYS_OFFSET = __pv_phys_pfn_offset << PAGE_SHIFT with ARM_PATCH_PHYS_VIRT) up to
@@ -50,6 +57,7 @@
 #define LP_XN (UINT64_C(1) << 54)
 #define LP_DIRTY (UINT64_C(1) << 55)
 #define LP_SPECIAL (UINT64_C(1) << 56)
+#define LP_PMD_SECT_NONE (UINT64_C(1) << 57) /* PROT_NONE huge PMD, valid bit clear */
 #define LP_RDONLY (UINT64_C(1) << 58)
 #define LP_ADDR UINT64_C(0x000000fffffff000) /* bits 12-39 */
 
@@ -154,6 +162,9 @@ static void decode_lpae(const struct ps_core *c, unsigned level, uint64_t raw, s
 	} else if ((raw & 3) == 3) {
 		e->kind = PS_PT_TABLE;
 		e->addr = raw & LP_ADDR;
+		return;
+	} else if (level > 0 && (raw & 3) == 0 && (raw & LP_PMD_SECT_NONE)) {
+		e->kind = PS_PT_NONE; /* PROT_NONE huge PMD: !pmd_present (no THP migration on ARM) */
 		return;
 	} else if (level == 0 || (raw & 3) != 1) {
 		e->kind = PS_PT_BAD;
@@ -309,11 +320,16 @@ static int arm_init(struct ps_core *c)
 	free(c->arch_priv);
 	c->arch_priv = s;
 
+	/* The layout: stated (sizeof(pte_t), CONFIG_ARM_LPAE=y) or tried (see the top). */
 	const char *lpae = ps_core_vmcoreinfo(c, "CONFIG_ARM_LPAE");
-	if (lpae)
+	const char *stated = NULL;
+	if (c->have_kinfo && ps_ki_has(&c->ki, PS_KI_VM_FAULT_ORIG_PTE)) {
+		s->lpae = c->ki.member[PS_KI_VM_FAULT_ORIG_PTE].size == 8;
+		stated = "sizeof(pte_t) in the type information";
+	} else if (lpae) {
 		s->lpae = strcmp(lpae, "y") == 0;
-	else if (c->have_kinfo && ps_ki_has(&c->ki, PS_KI_VM_FAULT_ORIG_PTE))
-		s->lpae = c->ki.member[PS_KI_VM_FAULT_ORIG_PTE].size == 8; /* sizeof(pte_t) */
+		stated = "VMCOREINFO CONFIG_ARM_LPAE";
+	}
 
 	uint64_t swapper = 0, pv_sym = 0;
 	if (ps_core_symbol_by_name(c, "swapper_pg_dir", &swapper) != 0)
@@ -322,11 +338,20 @@ static int arm_init(struct ps_core *c)
 		pv_sym = 0;
 	/* PAGE_OFFSET: 16 MiB aligned below swapper_pg_dir (VMSPLIT_3G: 0xc0000000). */
 	s->page_offset = swapper >= UINT64_C(0x40000000) ? swapper & ~(SZ_16M - 1) : UINT64_C(0xc0000000);
-	if (find_phys_offset(c, s, swapper, pv_sym) != 0)
-		return ps_core_fail(c, "arm: no physical address maps PAGE_OFFSET 0x%llx in swapper_pg_dir%s "
-				    "(not a %s kernel, or the dump lacks its page tables)",
+	bool found = find_phys_offset(c, s, swapper, pv_sym) == 0;
+	if (!found && !stated) {
+		s->lpae = !s->lpae;
+		found = find_phys_offset(c, s, swapper, pv_sym) == 0;
+	}
+	if (!found && stated)
+		return ps_core_fail(c, "arm: no physical address maps PAGE_OFFSET 0x%llx in swapper_pg_dir%s (not a "
+				    "%s kernel as %s says, or the dump lacks its page tables)",
 				    (unsigned long long)s->page_offset, swapper ? "" : " (its address is not known either)",
-				    s->lpae ? "LPAE" : "short-descriptor");
+				    s->lpae ? "LPAE" : "short-descriptor", stated);
+	if (!found)
+		return ps_core_fail(c, "arm: no physical address maps PAGE_OFFSET 0x%llx in swapper_pg_dir%s (neither "
+				    "short-descriptor nor LPAE tables, or the dump lacks them)",
+				    (unsigned long long)s->page_offset, swapper ? "" : " (its address is not known either)");
 
 	/* high_memory: a lowmem pointer read through the part of lowmem that sections map. */
 	s->lowmem_end = scan_lowmem_end(c, s);

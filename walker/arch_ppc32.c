@@ -15,14 +15,23 @@
  *  e500, 32-bit    4    PAGE_SHIFT 0x1     0x2           0x4    0x10   0x20    0x8    0x800
  *    (nohash/32/pte-85xx.h)
  *  44x             8    PAGE_SHIFT 0x1     0x40          0x2    0x4    0x8     0x10   0x20
- *    (nohash/32/pte-44x.h)
+ *    (nohash/32/pte-44x.h; 44x selects PHYS_64BIT, so its PTEs are always 64-bit)
+ *
+ * Which MMU: nothing of it is in VMCOREINFO, so the kernel's own symbols say (e500:
+ * loadcam_entry, map_mem_in_cams; 44x: head_44x.S's finish_tlb_load_44x, ppc44x_pin_tlb;
+ * classic book3s32: hash_page and its hash-table helpers, refused: its PTEs are a hash MMU's
+ * Linux view, not these). No symbol of any: refused rather than guessed, except for the
+ * first setup of a dump whose symbols come later with the type information (only the
+ * linear map is used until then). e500's PTE width is sizeof(pte_t) (vm_fault.orig_pte in
+ * the type information), else what the kernel's own PTEs show. Page size: e500 has 4K pages
+ * only (CONFIG_PPC_4K_PAGES); 44x has 4K/16K/64K/256K, which the dump or VMCOREINFO must say.
  *
  * Kernel addresses: lowmem is linear from PAGE_OFFSET, pa = va - VIRT_PHYS_OFFSET
  * (page.h: the virt_phys_offset variable on relocatable kernels, KERNELBASE -
  * PHYSICAL_START otherwise), up to high_memory; the rest (vmalloc, ioremap) through
- * swapper_pg_dir. The flavour comes from sizeof(pte_t) (vm_fault.orig_pte in the type
- * information) and, for 64-bit PTEs, whether the kernel has e500's tlbcam_index or 44x's
- * tlb_44x_index; nothing of it is in VMCOREINFO.
+ * swapper_pg_dir. Without high_memory, lowmem ends at max_pfn (CONFIG_LOWMEM_SIZE at most),
+ * and before the first swapper_pg_dir slot that does not map linearly (vmalloc starts 16 MiB
+ * above the real end, which e500's TLB1 CAM sizes may set below max_pfn).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +54,13 @@ static const struct ppc32_bits flavours[] = {
 	[PPC32_44X] = { "44x", 8, 0, UINT64_C(0xffffffff00000000), 0x1, 0x40, 0x2, 0x4, 0x8, 0x10, 0x20 },
 };
 
+/* CONFIG_LOWMEM_SIZE's default: the most lowmem a Book-E kernel maps linearly. */
+#define PPC32_LOWMEM_MAX UINT64_C(0x30000000)
+
 struct ppc32_state {
 	enum ppc32_flavour flavour;
 	const struct ppc32_bits *b;
+	bool provisional;     /* MMU not known yet: only the linear map is used */
 	uint64_t page_offset;
 	uint64_t phys_start;  /* PA of PAGE_OFFSET (PAGE_OFFSET - VIRT_PHYS_OFFSET) */
 	uint64_t lowmem_end;  /* VA end of the linear map */
@@ -71,7 +84,12 @@ static bool ppc32_kvtop_direct(const struct ps_core *c, uint64_t va, uint64_t *p
 static void ppc32_decode(const struct ps_core *c, unsigned level, uint64_t raw, struct ps_pt_entry *e)
 {
 	const struct ppc32_state *s = st(c);
-	const struct ppc32_bits *b = s ? s->b : &flavours[PPC32_E500_64];
+	if (!s || s->provisional) {
+		e->kind = PS_PT_BAD;
+		e->why = "ppc32: MMU not known yet";
+		return;
+	}
+	const struct ppc32_bits *b = s->b;
 	if (level == 0) {
 		/* pmd_none / pmd_bad; the entry is the PTE page's kernel address. */
 		uint64_t pmask = (uint64_t)c->page_size - 1;
@@ -82,7 +100,7 @@ static void ppc32_decode(const struct ps_core *c, unsigned level, uint64_t raw, 
 			return;
 		}
 		uint64_t pa;
-		if (s && !ppc32_kvtop_direct(c, raw, &pa)) {
+		if (!ppc32_kvtop_direct(c, raw, &pa)) {
 			e->kind = PS_PT_BAD;
 			e->why = "PGD entry pointing outside lowmem";
 			return;
@@ -116,7 +134,7 @@ static void ppc32_decode(const struct ps_core *c, unsigned level, uint64_t raw, 
 
 static uint64_t ppc32_kernel_pgd(const struct ps_core *c)
 {
-	return st(c) ? st(c)->kernel_pgd : 0;
+	return st(c) && !st(c)->provisional ? st(c)->kernel_pgd : 0;
 }
 
 static uint64_t ppc32_pfn_to_page(const struct ps_core *c, uint64_t pfn)
@@ -190,15 +208,49 @@ static int find_phys_start(struct ps_core *c, struct ppc32_state *s)
 	return -1;
 }
 
-/* The flavour when the type information does not give sizeof(pte_t): e500's 64-bit PTEs
- * carry the page-size field 4K (0x200) in every present entry of the kernel's tables;
- * 32-bit ones read in pairs do not (their cache-inhibit bit is clear for memory). Without
- * a present kernel PTE to tell: 64-bit. */
-static enum ppc32_flavour guess_flavour(struct ps_core *c, const struct ppc32_state *s)
+/* The MMU families told apart by the kernel's symbols (functions first: kallsyms without
+ * KALLSYMS_ALL has no data symbols). */
+enum ppc32_family { FAM_E500, FAM_44X, FAM_BOOK3S32, FAM_NONE };
+static const struct {
+	const char *name;
+	const char *syms[5];
+} families[] = {
+	[FAM_E500] = { "e500", { "loadcam_entry", "map_mem_in_cams", "tlbcam_index" } },
+	[FAM_44X] = { "44x", { "finish_tlb_load_44x", "ppc44x_pin_tlb", "tlb_44x_index", "tlb_44x_hwater" } },
+	[FAM_BOOK3S32] = { "book3s32", { "hash_page", "add_hash_page", "flush_hash_pages" } },
+};
+
+/* The family whose symbols the kernel has; FAM_NONE if none. -1 (c->err) if two families
+ * claim it. *which: the symbol that told. */
+static int find_family(struct ps_core *c, enum ppc32_family *fam, const char **which)
 {
-	uint64_t sw;
-	if (!s->kernel_pgd || ps_core_symbol_by_name(c, "swapper_pg_dir", &sw) != 0)
-		return PPC32_E500_64;
+	*fam = FAM_NONE;
+	*which = NULL;
+	for (int f = FAM_E500; f < FAM_NONE; f++) {
+		uint64_t a;
+		for (const char *const *n = families[f].syms; *n; n++) {
+			if (ps_core_symbol_by_name(c, *n, &a) != 0)
+				continue;
+			if (*fam != FAM_NONE)
+				return ps_core_fail(c, "ppc32: the kernel has both %s (%s) and %s (%s) symbols: "
+						    "not one known MMU", families[*fam].name, *which,
+						    families[f].name, *n);
+			*fam = (enum ppc32_family)f;
+			*which = *n;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* e500's PTE width when the type information does not give sizeof(pte_t): 64-bit PTEs
+ * carry the page-size field 4K (0x200) in every present entry of the kernel's tables;
+ * 32-bit ones read in pairs do not (their cache-inhibit bit is clear for memory). 0: no
+ * present kernel PTE to tell. */
+static unsigned guess_e500_pte_size(struct ps_core *c, const struct ppc32_state *s)
+{
+	if (!s->kernel_pgd)
+		return 0;
 	/* 2048 entries with 64-bit PTEs, 1024 with 32-bit ones (the second page is then other
 	 * data, which the checks below skip). */
 	uint8_t pgd[8192];
@@ -206,7 +258,7 @@ static enum ppc32_flavour guess_flavour(struct ps_core *c, const struct ppc32_st
 	if (ps_pread(c, s->kernel_pgd, pgd, len) != PS_READ_OK) {
 		len = 4096;
 		if (ps_pread(c, s->kernel_pgd, pgd, len) != PS_READ_OK)
-			return PPC32_E500_64;
+			return 0;
 	}
 	unsigned e500 = 0, other = 0;
 	for (size_t i = 0; i < len; i += 4) {
@@ -222,7 +274,44 @@ static enum ppc32_flavour guess_flavour(struct ps_core *c, const struct ppc32_st
 		if (e500 + other >= 64)
 			break;
 	}
-	return e500 + other == 0 || e500 > other * 8 ? PPC32_E500_64 : PPC32_E500_32;
+	if (e500 + other == 0)
+		return 0;
+	return e500 > other * 8 ? 8 : 4;
+}
+
+/* Lowmem's end without high_memory (ppc32_init): max_pfn's, then no further than the first
+ * slot of swapper_pg_dir whose first page does not map linearly (vmalloc, ioremap; lowmem
+ * that the tables map is linear there, and stays direct). */
+static void lowmem_end_from_max_pfn(struct ps_core *c, struct ppc32_state *s)
+{
+	uint64_t max_pfn = 0, sym;
+	if (ps_core_symbol_by_name(c, "max_pfn", &sym) != 0 || !read_var(c, s, s->phys_start, sym, 4, &max_pfn))
+		max_pfn = 0;
+	if (!max_pfn)
+		max_pfn = c->max_pfn; /* the dump's extent */
+	uint64_t ram_end = max_pfn << c->page_shift;
+	if (max_pfn && ram_end > s->phys_start && ram_end - s->phys_start < s->lowmem_end - s->page_offset)
+		s->lowmem_end = s->page_offset + (ram_end - s->phys_start);
+	if (!s->kernel_pgd || s->provisional)
+		return;
+	const struct ps_pt_level *l0 = &c->geom.levels[0];
+	for (uint64_t va = s->page_offset; va < s->lowmem_end; va += UINT64_C(1) << l0->shift) {
+		uint8_t b[8];
+		if (ps_pread(c, s->kernel_pgd + (va >> l0->shift) * 4, b, 4) != PS_READ_OK)
+			return;
+		uint64_t table = ps_load_u32(c, b), pa;
+		if (!table)
+			continue;
+		struct ps_pt_entry e = { 0 };
+		if (ppc32_kvtop_direct(c, table, &pa) && ps_pread(c, pa, b, s->b->pte_size) == PS_READ_OK) {
+			uint64_t raw = s->b->pte_size == 8 ? ps_load_u64(c, b) : ps_load_u32(c, b);
+			ppc32_decode(c, 1, raw, &e);
+		}
+		if (e.kind != PS_PT_LEAF || e.addr != va - s->page_offset + s->phys_start) {
+			s->lowmem_end = va;
+			return;
+		}
+	}
 }
 
 static int ppc32_init(struct ps_core *c)
@@ -236,6 +325,7 @@ static int ppc32_init(struct ps_core *c)
 		return ps_core_fail(c, "ppc32: out of memory");
 	free(c->arch_priv);
 	c->arch_priv = s;
+	s->provisional = true; /* until the MMU is known */
 
 	/* PAGE_OFFSET = KERNELBASE (CONFIG_KERNEL_START) on these kernels: _stext's 256 MiB. */
 	uint64_t stext;
@@ -243,48 +333,82 @@ static int ppc32_init(struct ps_core *c)
 	if (ps_core_symbol_by_name(c, "_stext", &stext) == 0 && stext >= UINT64_C(0x40000000) &&
 	    stext <= UINT32_MAX)
 		s->page_offset = stext & ~UINT64_C(0xfffffff);
-	s->lowmem_end = s->page_offset + UINT64_C(0x30000000); /* CONFIG_LOWMEM_SIZE's default */
+	s->lowmem_end = s->page_offset + PPC32_LOWMEM_MAX;
 	if (s->lowmem_end > UINT32_MAX)
 		s->lowmem_end = UINT64_C(1) << 32;
 	if (find_phys_start(c, s) != 0)
 		return ps_core_fail(c, "ppc32: no physical address holds the kernel's lowmem (virt_phys_offset and "
 				    "init_mm.pgd do not match anywhere)");
 	uint64_t hm_sym, hm;
-	if (ps_core_symbol_by_name(c, "high_memory", &hm_sym) == 0 && ps_kread_ptr(c, hm_sym, &hm) == PS_READ_OK &&
-	    hm > s->page_offset && hm <= s->lowmem_end)
+	bool have_high_memory = ps_core_symbol_by_name(c, "high_memory", &hm_sym) == 0 &&
+				ps_kread_ptr(c, hm_sym, &hm) == PS_READ_OK && hm > s->page_offset &&
+				hm <= s->lowmem_end;
+	if (have_high_memory)
 		s->lowmem_end = hm;
+	else
+		lowmem_end_from_max_pfn(c, s); /* the max_pfn bound; the tables' once they are known */
 	uint64_t sw;
 	if (ps_core_symbol_by_name(c, "swapper_pg_dir", &sw) == 0 && !ppc32_kvtop_direct(c, sw, &s->kernel_pgd))
 		s->kernel_pgd = 0;
 
-	/* The flavour: sizeof(pte_t) from the type information, e500 or 44x by their symbols. */
+	struct ps_pt_geometry *g = &c->geom;
+	memset(g, 0, sizeof *g); /* no levels: nothing is walked while provisional */
+	g->entries_big_endian = true;
+	g->user_va_end = s->page_offset; /* TASK_SIZE = CONFIG_TASK_SIZE = PAGE_OFFSET here */
+
+	enum ppc32_family fam;
+	const char *which;
+	if (find_family(c, &fam, &which) != 0)
+		return -1;
+	if (fam == FAM_BOOK3S32)
+		return ps_core_fail(c, "ppc32: a book3s32 kernel (%s): book3s32 (hash MMU) is not supported, only "
+				    "Book-E e500 and 44x page tables", which);
+	if (fam == FAM_NONE) {
+		if (!c->have_kinfo)
+			return 0; /* the type information may bring the symbols */
+		return ps_core_fail(c, "ppc32: MMU not recognised: the kernel has none of e500's loadcam_entry/"
+				    "map_mem_in_cams, 44x's finish_tlb_load_44x/ppc44x_pin_tlb or book3s32's "
+				    "hash_page (give --system-map or --vmlinux)");
+	}
+
 	uint32_t pte_size = 0;
 	if (c->have_kinfo && ps_ki_has(&c->ki, PS_KI_VM_FAULT_ORIG_PTE))
-		pte_size = c->ki.member[PS_KI_VM_FAULT_ORIG_PTE].size;
-	bool is_44x = c->have_kinfo && c->sym[PS_KI_TLB_44X_INDEX] && !c->sym[PS_KI_TLBCAM_INDEX];
-	if (pte_size == 4)
-		s->flavour = PPC32_E500_32;
-	else if (pte_size == 8)
-		s->flavour = is_44x ? PPC32_44X : PPC32_E500_64;
-	else if (pte_size)
+		pte_size = c->ki.member[PS_KI_VM_FAULT_ORIG_PTE].size; /* sizeof(pte_t) */
+	if (pte_size && pte_size != 4 && pte_size != 8)
 		return ps_core_fail(c, "ppc32: sizeof(pte_t) is %u", pte_size);
-	else if (is_44x || c->page_shift != 12)
-		s->flavour = PPC32_44X; /* e500 has 4K pages only */
-	else
-		s->flavour = guess_flavour(c, s);
-	s->b = &flavours[s->flavour];
-
 	unsigned ps = c->page_shift;
-	if (s->flavour != PPC32_44X ? ps != 12 : (ps != 12 && ps != 14 && ps != 16 && ps != 18))
-		return ps_core_fail(c, "ppc32: page size %u is not one a %s kernel has", c->page_size, s->b->name);
+	if (fam == FAM_44X) {
+		if (!c->t.page_size && !ps_core_vmcoreinfo(c, "PAGESIZE"))
+			return ps_core_fail(c, "ppc32: a 44x kernel (%s) has 4K, 16K, 64K or 256K pages, and neither "
+					    "the dump nor VMCOREINFO (PAGESIZE) says which", which);
+		if (pte_size == 4)
+			return ps_core_fail(c, "ppc32: a 44x kernel (%s) with 32-bit PTEs (44x has 64-bit ones)", which);
+		s->flavour = PPC32_44X;
+		if (ps != 12 && ps != 14 && ps != 16 && ps != 18)
+			return ps_core_fail(c, "ppc32: page size %u is not one a 44x kernel has", c->page_size);
+	} else {
+		if (ps != 12)
+			return ps_core_fail(c, "ppc32: page size %u on an e500 kernel (%s), which has 4K pages only",
+					    c->page_size, which);
+		if (!pte_size)
+			pte_size = guess_e500_pte_size(c, s);
+		if (!pte_size) {
+			if (!c->have_kinfo)
+				return 0;
+			return ps_core_fail(c, "ppc32: e500 kernel with 64- or 32-bit PTEs: neither the type information "
+					    "(vm_fault.orig_pte) nor the kernel's own page tables say which");
+		}
+		s->flavour = pte_size == 8 ? PPC32_E500_64 : PPC32_E500_32;
+	}
+	s->b = &flavours[s->flavour];
+	s->provisional = false;
+
 	unsigned pte_shift = ps - (s->b->pte_size == 8 ? 3 : 2) - (ps == 18 ? 2 : 0);
-	struct ps_pt_geometry *g = &c->geom;
-	memset(g, 0, sizeof *g);
 	g->nlevels = 2;
 	g->levels[0] = (struct ps_pt_level){ .shift = ps + pte_shift, .bits = 32 - ps - pte_shift, .entry_size = 4 };
 	g->levels[1] = (struct ps_pt_level){ .shift = ps, .bits = pte_shift, .entry_size = s->b->pte_size };
-	g->entries_big_endian = true;
-	g->user_va_end = s->page_offset; /* TASK_SIZE = CONFIG_TASK_SIZE = PAGE_OFFSET here */
+	if (!have_high_memory)
+		lowmem_end_from_max_pfn(c, s);
 	return 0;
 }
 

@@ -211,7 +211,16 @@
 	X(PV_PHYS_PFN_OFFSET, "__pv_phys_pfn_offset", KI_OPT) /* 32-bit ARM PHYS_OFFSET */     \
 	X(VIRT_PHYS_OFFSET, "virt_phys_offset", KI_OPT)  /* ppc32 Book-E: __va - __pa */       \
 	X(TLBCAM_INDEX, "tlbcam_index", KI_OPT)          /* ppc32: an e500 kernel */           \
-	X(TLB_44X_INDEX, "tlb_44x_index", KI_OPT)        /* ppc32: a 44x kernel */
+	X(TLB_44X_INDEX, "tlb_44x_index", KI_OPT)        /* ppc32: a 44x kernel */        \
+	/* ppc32: which MMU (arch_ppc32.c; functions, which kallsyms always has) */           \
+	X(LOADCAM_ENTRY, "loadcam_entry", KI_OPT)        /* e500 */                            \
+	X(MAP_MEM_IN_CAMS, "map_mem_in_cams", KI_OPT)    /* e500 */                            \
+	X(FINISH_TLB_LOAD_44X, "finish_tlb_load_44x", KI_OPT) /* 44x (head_44x.S) */          \
+	X(PPC44X_PIN_TLB, "ppc44x_pin_tlb", KI_OPT)      /* 44x */                             \
+	X(TLB_44X_HWATER, "tlb_44x_hwater", KI_OPT)      /* 44x */                             \
+	X(HASH_PAGE, "hash_page", KI_OPT)                /* book3s32 (hash MMU) */             \
+	X(ADD_HASH_PAGE, "add_hash_page", KI_OPT)        /* book3s32 */                        \
+	X(FLUSH_HASH_PAGES, "flush_hash_pages", KI_OPT)  /* book3s32 */
 
 #define PS_KI_ENUM_ID(ID, ...) PS_KI_##ID,
 enum ps_ki_member { PS_KI_MEMBERS(PS_KI_ENUM_ID) PS_KI_NMEMBERS };

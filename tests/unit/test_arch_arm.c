@@ -302,6 +302,8 @@ static void test_arm_lpae(void)
 	put64(f, pmd + 0 * 8, pt | LP_TABLE);                       /* PMD[0]: table -> PT */
 	put64(f, pmd + 1 * 8, 0x40600000 | LP_BLOCK | LP_AF | LP_USER | LP_NG | LP_RDONLY | LP_XN); /* PMD[1]: 2M r-- */
 	put64(f, pmd + 2 * 8, 0x40800000 | 0x2);                    /* PMD[2]: 0b10: bad */
+	put64(f, pmd + 3 * 8, 0x40a00000 | LP_NONE | LP_AF | LP_USER | LP_NG | LP_RDONLY | LP_XN); /* PMD[3]: PROT_NONE THP: valid bit clear, !pmd_present */
+	put64(f, pmd + 4 * 8, 0x40c00000 | LP_AF | LP_USER);        /* PMD[4]: valid bit clear, not PROT_NONE: bad */
 	put64(f, pt + 0 * 8, 0x40300000 | 0x3 | LP_AF | LP_USER | LP_NG | LP_XN | LP_DIRTY); /* PT[0]: rw- dirty */
 	put64(f, pt + 1 * 8, 0x40301000 | 0x3 | LP_USER | LP_NG | LP_RDONLY | LP_SPECIAL); /* PT[1]: r-x special */
 	put64(f, pt + 2 * 8, 0x40302000 | 0x2 | LP_AF | LP_NONE | LP_RDONLY | LP_XN); /* PT[2]: PROT_NONE */
@@ -336,11 +338,60 @@ static void test_arm_lpae(void)
 	i++;
 	CHECK_EV(l, i, PS_PT_EV_BAD, 0x400000, 512, 21);
 	i++;
+	/* PMD[3] (0x600000): nothing, as pagemap and smaps */
+	CHECK_EV(l, i, PS_PT_EV_BAD, 0x800000, 512, 21);
+	CHECK_STR(l.ev[i].e.why, "non-present or reserved PMD entry");
+	i++;
 	CHECK_EV(l, i, PS_PT_EV_BAD, 0x40000000, 0x40000, 30);
 	CHECK_STR(l.ev[i].e.why, "PGD entry that is not a table");
 	i++;
 	CHECK_U64(l.n, i);
 out:
+	ps_core_close(c);
+	free(c);
+	free(f);
+}
+
+/* LPAE without CONFIG_ARM_LPAE in VMCOREINFO and before the type information (QEMU dumps
+ * of LPAE guests): the kernel's tables fit the 3-level layout only, so it is taken; the
+ * type information's sizeof(pte_t), once there, is not second-guessed. */
+static void test_arm_lpae_detected(void)
+{
+	struct fake *f = calloc(1, sizeof *f);
+	vmci(f, "SYMBOL(swapper_pg_dir)", "%x", PO + 0x3000);
+	put64(f, PHYS + 0x3000 + 3 * 8, 0x40005000 | LP_TABLE);      /* PGD[3] -> lowmem PMD */
+	put64(f, 0x40005000 + 0 * 8, 0x40000000 | LP_BLOCK | LP_AF); /* 0xc0000000: 2M block */
+	put64(f, 0x40005000 + 1 * 8, 0x40200000 | LP_BLOCK | LP_AF); /* 0xc0200000: 2M block */
+	put64(f, 0x40005000 + 2 * 8, 0x40010000 | LP_TABLE);         /* 0xc0400000: a table (lowmem ends) */
+	struct ps_target t = fake_target(f);
+	struct ps_core *c = calloc(1, sizeof *c);
+	if (CHECK(ps_core_open(c, &t) == 0, "LPAE found from the tables: %s", c->err)) {
+		CHECK_U64(c->geom.nlevels, 3);
+		CHECK_U64(c->geom.levels[2].entry_size, 8);
+		CHECK_U64(c->arch->kernel_pgd(c), 0x40003000);
+		uint64_t pa = 0;
+		CHECK(c->arch->kvtop_direct(c, 0xc03ffff0, &pa) && pa == 0x403ffff0, "LPAE lowmem %llx",
+		      (unsigned long long)pa);
+		CHECK(!c->arch->kvtop_direct(c, 0xc0400000, &pa), "lowmem: as far as blocks map it");
+		/* The type information says 32-bit PTEs: the short-descriptor layout only, which
+		 * these tables are not. */
+		struct ps_kinfo *ki = calloc(1, sizeof *ki);
+		ps_kinfo_init(ki);
+		ki->member[PS_KI_VM_FAULT_ORIG_PTE] = (struct ps_kinfo_member){ .offset = 0x20, .size = 4 };
+		ki->symbol[PS_KI_INIT_TASK] = PO + 0x20000; /* required by the core */
+		CHECK(ps_core_set_kinfo(c, ki) != 0, "sizeof(pte_t) 4 over LPAE tables");
+		CHECK_CONTAINS(c->err, "not a short-descriptor kernel as sizeof(pte_t) in the type information says");
+		ki->member[PS_KI_VM_FAULT_ORIG_PTE].size = 8;
+		CHECK(ps_core_set_kinfo(c, ki) == 0, "sizeof(pte_t) 8: %s", c->err);
+		CHECK_U64(c->geom.nlevels, 3);
+		free(ki);
+	}
+	ps_core_close(c);
+	/* VMCOREINFO saying CONFIG_ARM_LPAE=n is a statement too. */
+	vmci(f, "CONFIG_ARM_LPAE", "n");
+	memset(c, 0, sizeof *c);
+	CHECK(ps_core_open(c, &t) != 0, "VMCOREINFO says no LPAE");
+	CHECK_CONTAINS(c->err, "as VMCOREINFO CONFIG_ARM_LPAE says");
 	ps_core_close(c);
 	free(c);
 	free(f);
@@ -371,6 +422,7 @@ int main(void)
 	test_arm_phys_offset();
 	test_arm_big_endian();
 	test_arm_lpae();
+	test_arm_lpae_detected();
 	test_arm_refusals();
 	return check_summary("test_arch_arm");
 }

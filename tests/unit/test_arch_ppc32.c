@@ -37,9 +37,12 @@ static struct ps_target fake_target(struct fake *f)
 }
 
 /* The kernel at 0xc0000000 = PA PHYS: swapper_pg_dir at 0xc0400000, high_memory (0xc8000000:
- * 128 MiB of lowmem) at 0xc0010000, virt_phys_offset (long long) at 0xc0010008. */
-static void kernel_vars(struct fake *f, uint64_t phys)
+ * 128 MiB of lowmem) at 0xc0010000, virt_phys_offset (long long) at 0xc0010008. An e500
+ * kernel (its loadcam_entry tells) unless a test says otherwise. */
+static void kernel_vars_mmu(struct fake *f, uint64_t phys, const char *mmu_symbol)
 {
+	if (mmu_symbol)
+		vmci(f, mmu_symbol, "c0001000");
 	vmci(f, "SYMBOL(swapper_pg_dir)", "c0400000");
 	vmci(f, "SYMBOL(high_memory)", "c0010000");
 	vmci(f, "SYMBOL(virt_phys_offset)", "c0010008");
@@ -48,6 +51,22 @@ static void kernel_vars(struct fake *f, uint64_t phys)
 	put64(f, phys + 0x10008, 0xc0000000 - phys);
 	fake_page(f, phys + 0x400000, true); /* swapper_pg_dir: two pages (2048 entries) */
 	fake_page(f, phys + 0x401000, true);
+}
+
+static void kernel_vars(struct fake *f, uint64_t phys)
+{
+	kernel_vars_mmu(f, phys, "SYMBOL(loadcam_entry)");
+}
+
+/* Change (or add) a VMCOREINFO line. */
+static void vmci_set(struct fake *f, const char *key, const char *val)
+{
+	for (unsigned i = 0; i < f->nvmci; i++)
+		if (strcmp(f->vmci[i][0], key) == 0) {
+			snprintf(f->strs[i], sizeof f->strs[i], "%s", val);
+			return;
+		}
+	vmci(f, key, "%s", val);
 }
 
 /* Type information saying sizeof(pte_t) (vm_fault.orig_pte) and e500 or 44x (their TLB
@@ -273,7 +292,8 @@ out:
 static void test_44x(void)
 {
 	struct fake *f = new_fake();
-	kernel_vars(f, 0);
+	kernel_vars_mmu(f, 0, "SYMBOL(finish_tlb_load_44x)");
+	vmci(f, "PAGESIZE", "4096"); /* 44x pages are 4K to 256K: the dump must say */
 	struct ps_target t = fake_target(f);
 	struct ps_core *c = calloc(1, sizeof *c);
 	if (!CHECK(ps_core_open(c, &t) == 0, "open: %s", c->err) ||
@@ -312,7 +332,7 @@ static void test_44x(void)
 	ps_core_close(c);
 
 	/* 44x with 64K pages (VMCOREINFO PAGESIZE): PTE_SHIFT 13, PGDIR_SHIFT 29. */
-	vmci(f, "PAGESIZE", "65536");
+	vmci_set(f, "PAGESIZE", "65536");
 	memset(c, 0, sizeof *c);
 	if (!CHECK(ps_core_open(c, &t) == 0, "open 64K: %s", c->err) ||
 	    !CHECK(set_kinfo(c, 8, true) == 0, "kinfo 64K: %s", c->err))
@@ -375,6 +395,10 @@ static void test_relocated(void)
 {
 	struct fake *f = new_fake();
 	kernel_vars(f, 0x4000000);
+	/* vmalloc 0xd1000000 -> PTE page 0xc0203000 (PA 0x4203000): a kernel PTE with e500's
+	 * 4K size field, so the PTE width is known without type information */
+	put32(f, 0x4400000 + (0xd1000000 >> 21) * 4, 0xc0203000);
+	put64(f, 0x4203000, E_PTE(0x4777) | E_BASE | E_SR | E_SW);
 	struct ps_target t = fake_target(f);
 	t.max_pfn = 0x10000;
 	struct ps_core *c = calloc(1, sizeof *c);
@@ -401,6 +425,159 @@ static void test_relocated(void)
 	free(f);
 }
 
+/* ---- which MMU: the kernel's symbols (review: decided, never guessed) -------------------- */
+
+/* book3s32 (hash MMU) is refused by name; a kernel with no MMU symbol opens provisionally
+ * (linear map only, nothing walked) and is refused once the type information brings none;
+ * two families at once are refused; a 44x symbol that only the type information has
+ * (System.map, DWARF) is found at the second setup. */
+static void test_mmu_family(void)
+{
+	struct fake *f = new_fake();
+	kernel_vars_mmu(f, 0, "SYMBOL(hash_page)");
+	put32(f, 0x400000 + (0xd1000000 >> 21) * 4, 0xc0203000);
+	put64(f, 0x203000, E_PTE(0x777) | E_BASE | E_SR | E_SW); /* e500-looking PTEs: not asked */
+	struct ps_target t = fake_target(f);
+	struct ps_core *c = calloc(1, sizeof *c);
+	CHECK(ps_core_open(c, &t) != 0, "a book3s32 kernel opens");
+	CHECK_CONTAINS(c->err, "book3s32 (hash MMU) is not supported");
+	CHECK_CONTAINS(c->err, "hash_page");
+	ps_core_close(c);
+	free(f);
+
+	/* No MMU symbol at all. */
+	f = new_fake();
+	kernel_vars_mmu(f, 0, NULL);
+	put32(f, 0x400000 + (0xd1000000 >> 21) * 4, 0xc0203000);
+	put64(f, 0x203000, E_PTE(0x777) | E_BASE | E_SR | E_SW);
+	put32(f, 0x100000, 0xc0200000); /* a user PGD entry */
+	t = fake_target(f);
+	memset(c, 0, sizeof *c);
+	if (CHECK(ps_core_open(c, &t) == 0, "provisional open: %s", c->err)) {
+		uint64_t pa = 0;
+		CHECK(c->arch->kvtop_direct(c, 0xc0001000, &pa) && pa == 0x1000, "linear map while provisional");
+		CHECK_U64(c->arch->kernel_pgd(c), 0);  /* no table walks with an unknown MMU */
+		CHECK_U64(c->geom.nlevels, 0);
+		CHECK(ps_kvtop(c, 0xd1000000, &pa) != 0, "vmalloc not translated while provisional");
+		struct evlist l = { 0 };
+		CHECK_U64(ps_pt_walk(c, 0x100000, 0, 0xc0000000, record, &l), 0);
+		CHECK_U64(l.n, 0); /* nothing walked while provisional */
+		CHECK(set_kinfo(c, 8, false) == 0, "kinfo naming tlbcam_index: %s", c->err); /* e500 */
+		CHECK_U64(c->geom.levels[1].entry_size, 8);
+		CHECK_U64(c->arch->kernel_pgd(c), 0x400000);
+	}
+	ps_core_close(c);
+	memset(c, 0, sizeof *c);
+	if (CHECK(ps_core_open(c, &t) == 0, "provisional open: %s", c->err)) {
+		struct ps_kinfo *ki = calloc(1, sizeof *ki);
+		ps_kinfo_init(ki);
+		ki->member[PS_KI_VM_FAULT_ORIG_PTE] = (struct ps_kinfo_member){ .offset = 0x20, .size = 8 };
+		CHECK(ps_core_set_kinfo(c, ki) != 0, "type information without an MMU symbol");
+		CHECK_CONTAINS(c->err, "ppc32: MMU not recognised");
+		/* 44x's head_44x.S label, known from System.map/DWARF only */
+		ki->symbol[PS_KI_FINISH_TLB_LOAD_44X] = 0xc0002000;
+		vmci(f, "PAGESIZE", "4096");
+		CHECK(ps_core_set_kinfo(c, ki) == 0, "44x from the type information: %s", c->err);
+		CHECK_U64(c->geom.levels[0].shift, 21);
+		/* 44x bits: 0x40 is USER there (e500's 64-bit PTEs would say UR|SR = 0xc) */
+		put64(f, 0x200000 + 8, 0x345000ull | P44_PRESENT | P44_USER | P44_ACCESSED);
+		struct evlist l = { 0 };
+		CHECK_U64(ps_pt_walk(c, 0x100000, 0, 0x400000, record, &l), 0);
+		CHECK_EV(l, 0, PS_PT_EV_LEAF, 0x1000, 1, 12);
+		CHECK_U64(l.ev[0].e.addr, 0x345000);
+		CHECK_STR(letters(l.ev[0].e.pte), "--ua-???");
+		free(ki);
+	}
+	ps_core_close(c);
+	free(f);
+
+	/* e500 and 44x symbols in one kernel: not one known MMU. */
+	f = new_fake();
+	kernel_vars(f, 0);
+	vmci(f, "SYMBOL(ppc44x_pin_tlb)", "c0003000");
+	t = fake_target(f);
+	memset(c, 0, sizeof *c);
+	CHECK(ps_core_open(c, &t) != 0, "two MMU families");
+	CHECK_CONTAINS(c->err, "both e500 (loadcam_entry) and 44x (ppc44x_pin_tlb)");
+	ps_core_close(c);
+	free(c);
+	free(f);
+}
+
+/* Page sizes: e500 has 4K pages only, 44x four sizes the dump must state (the core's 4K
+ * default for ppc32 dumps that say none is e500's). */
+static void test_page_size(void)
+{
+	struct fake *f = new_fake();
+	kernel_vars_mmu(f, 0, "SYMBOL(finish_tlb_load_44x)");
+	struct ps_target t = fake_target(f);
+	struct ps_core *c = calloc(1, sizeof *c);
+	CHECK(ps_core_open(c, &t) != 0, "44x without a stated page size");
+	CHECK_CONTAINS(c->err, "neither the dump nor VMCOREINFO (PAGESIZE) says which");
+	ps_core_close(c);
+	t.page_size = 16384; /* the dump's own page size (a kdump header) */
+	memset(c, 0, sizeof *c);
+	if (CHECK(ps_core_open(c, &t) == 0, "44x, 16K pages from the dump: %s", c->err)) {
+		CHECK_U64(c->geom.levels[1].shift, 14);
+		CHECK_U64(c->geom.levels[1].bits, 11);
+		CHECK_U64(c->geom.levels[0].shift, 25);
+	}
+	ps_core_close(c);
+	free(f);
+
+	f = new_fake();
+	kernel_vars(f, 0);
+	vmci(f, "PAGESIZE", "65536");
+	t = fake_target(f);
+	memset(c, 0, sizeof *c);
+	CHECK(ps_core_open(c, &t) != 0, "e500 with 64K pages");
+	CHECK_CONTAINS(c->err, "e500 kernel (loadcam_entry), which has 4K pages only");
+	ps_core_close(c);
+	free(c);
+	free(f);
+}
+
+/* Lowmem's end without high_memory: max_pfn (the kernel's variable, else the dump's
+ * extent), and never past a swapper_pg_dir slot that maps non-linearly (vmalloc). */
+static void test_lowmem_from_max_pfn(void)
+{
+	struct fake *f = new_fake();
+	vmci(f, "SYMBOL(loadcam_entry)", "c0001000");
+	vmci(f, "SYMBOL(swapper_pg_dir)", "c0400000");
+	vmci(f, "SYMBOL(max_pfn)", "c0010010");
+	put32(f, 0x10010, 0x6000); /* max_pfn: 96 MiB */
+	fake_page(f, 0x400000, true);
+	fake_page(f, 0x401000, true);
+	put32(f, 0x400000 + (0xd1000000 >> 21) * 4, 0xc0203000); /* vmalloc */
+	put64(f, 0x203000, E_PTE(0x777) | E_BASE | E_SR | E_SW);
+	struct ps_target t = fake_target(f);
+	struct ps_core *c = calloc(1, sizeof *c);
+	uint64_t pa = 0;
+	if (CHECK(ps_core_open(c, &t) == 0, "open: %s", c->err)) {
+		CHECK(c->arch->kvtop_direct(c, 0xc5ffffff, &pa) && pa == 0x5ffffff, "lowmem below max_pfn");
+		CHECK(!c->arch->kvtop_direct(c, 0xc6000000, &pa), "max_pfn ends lowmem");
+	}
+	ps_core_close(c);
+
+	/* The dump's extent (128 MiB) when the kernel's max_pfn is unknown; the TLB1 CAMs
+	 * mapped only 112 MiB, so vmalloc starts at 0xc8000000... */
+	vmci_set(f, "SYMBOL(max_pfn)", "0");
+	put32(f, 0x400000 + (0xc7000000 >> 21) * 4, 0xc0204000); /* lowmem mapped by a table: linear */
+	put64(f, 0x204000, E_PTE(0x7000) | E_BASE | E_SR | E_SW);
+	put32(f, 0x400000 + (0xc7e00000 >> 21) * 4, 0xc0205000); /* vmalloc below the extent's end */
+	put64(f, 0x205000, E_PTE(0x123) | E_BASE | E_SR | E_SW);
+	memset(c, 0, sizeof *c);
+	if (CHECK(ps_core_open(c, &t) == 0, "open: %s", c->err)) {
+		CHECK(c->arch->kvtop_direct(c, 0xc7dfffff, &pa) && pa == 0x7dfffff, "table-mapped lowmem is linear");
+		CHECK(!c->arch->kvtop_direct(c, 0xc7e00000, &pa), "a non-linear slot ends lowmem");
+		CHECK_U64(ps_kvtop(c, 0xc7e00010, &pa), 0);
+		CHECK_U64(pa, 0x123010);
+	}
+	ps_core_close(c);
+	free(c);
+	free(f);
+}
+
 int main(void)
 {
 	test_e500_64();
@@ -408,5 +585,8 @@ int main(void)
 	test_44x();
 	test_guess_flavour();
 	test_relocated();
+	test_mmu_family();
+	test_page_size();
+	test_lowmem_from_max_pfn();
 	return check_summary("test_arch_ppc32");
 }
