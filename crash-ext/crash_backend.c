@@ -381,6 +381,10 @@ int ps_crash_fill_kinfo(struct ps_kinfo *ki, const struct ps_crash_facts *f, cha
 	ps_kinfo_set_source(ki, "crash", f->namelist ? f->namelist : "vmlinux");
 	snprintf(ki->release, sizeof ki->release, "%s", f->release ? f->release : "");
 	snprintf(ki->arch, sizeof ki->arch, "%s", f->arch);
+	/* As `pagesleuth profile VMLINUX` records it: crash has no accessor for it, the
+	 * vmlinux it loaded has it in its note. */
+	if (f->namelist)
+		ps_elf_build_id(f->namelist, ki->build_id);
 	return 0;
 }
 

@@ -298,6 +298,9 @@ int ps_kinfo_fill_from_btf(struct ps_kinfo *ki, const void *data, size_t len, co
 
 /* typeinfo_dwarf.c: vmlinux with DWARF (libdw) and its ELF symbol table (link-time
  * addresses). Also fills ki->arch/release/build_id when the ELF says. */
+/* The GNU build id of the ELF file PATH as VMCOREINFO spells BUILD-ID: 0, or -1 (out "")
+ * when the file cannot be read or has none. Cheap: no DWARF is loaded. */
+int ps_elf_build_id(const char *path, char out[41]);
 struct ps_dwarf_source;
 struct ps_dwarf_source *ps_dwarf_source_open(const char *vmlinux, char **err);
 void ps_dwarf_source_close(struct ps_dwarf_source *s);

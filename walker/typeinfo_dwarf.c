@@ -222,6 +222,36 @@ static void read_release(struct ps_dwarf_source *s)
 	}
 }
 
+/* The GNU build id of ELF in VMCOREINFO's BUILD-ID spelling (lowercase hex, at most 20
+ * bytes as the kernel writes it); "" if it has none. */
+static void elf_build_id_hex(Elf *elf, char out[41])
+{
+	const void *bid = NULL;
+	ssize_t bid_len = dwelf_elf_gnu_build_id(elf, &bid);
+	out[0] = '\0';
+	if (bid_len <= 0 || !bid)
+		return;
+	size_t n = (size_t)bid_len < 20 ? (size_t)bid_len : 20;
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", ((const unsigned char *)bid)[i]);
+}
+
+int ps_elf_build_id(const char *path, char out[41])
+{
+	out[0] = '\0';
+	elf_version(EV_CURRENT);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		elf_build_id_hex(elf, out);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return out[0] ? 0 : -1;
+}
+
 struct ps_dwarf_source *ps_dwarf_source_open(const char *vmlinux, char **err)
 {
 	if (err)
@@ -246,13 +276,7 @@ struct ps_dwarf_source *ps_dwarf_source_open(const char *vmlinux, char **err)
 		goto fail;
 	}
 	snprintf(s->arch, sizeof(s->arch), "%s", arch_from_ehdr(&eh));
-	const void *bid = NULL;
-	ssize_t bid_len = dwelf_elf_gnu_build_id(s->elf, &bid);
-	if (bid_len > 0 && bid) {
-		size_t n = (size_t)bid_len < 20 ? (size_t)bid_len : 20;
-		for (size_t i = 0; i < n; i++)
-			sprintf(s->build_id + 2 * i, "%02x", ((const unsigned char *)bid)[i]);
-	}
+	elf_build_id_hex(s->elf, s->build_id);
 	s->dwarf = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL);
 	if (!s->dwarf) {
 		ps_set_err(err, "%s: no DWARF debug information; use the -dbg package's vmlinux, or BTF",

@@ -140,6 +140,18 @@ else
 	bad "-p 99999,$REAL: pid $REAL not written"
 fi
 
+# The table crash's gdb gave equals the one pagesleuth reads from DWARF itself, build id
+# included; only the line naming the source differs.
+if "$FAST" profile "$CR_VMLINUX" -o "$T/dwarf.profile" 2>"$T/profile.err"; then
+	if cmp -s <(grep -v '^source ' "$T/crash.profile") <(grep -v '^source ' "$T/dwarf.profile"); then
+		echo "  pagesleuth -P: $(grep -c . "$T/crash.profile") lines, equal to 'pagesleuth profile VMLINUX' (source line aside)"
+	else
+		bad "the profile from 'pagesleuth -P' differs from 'pagesleuth profile VMLINUX': $(diff <(grep -v '^source ' "$T/crash.profile") <(grep -v '^source ' "$T/dwarf.profile") | head -5 | tr '\n' ' ')"
+	fi
+else
+	bad "pagesleuth profile $CR_VMLINUX failed: $(head -2 "$T/profile.err")"
+fi
+
 member() { awk -v m="$1" '$1 == "member" && $2 == m { print $3 }' "$T/crash.profile"; }
 off_tasks=$(member task_struct.tasks) off_pid=$(member task_struct.pid) off_flags=$(member task_struct.flags)
 off_exit=$(member task_struct.exit_state) off_mm=$(member task_struct.mm)
