@@ -13,6 +13,13 @@ packages=(
 	libbpf-dev             # BTF type information found inside dumps
 	python3                # fixture orchestration (QMP)
 	crash                  # Debian's crash 8.0.2: defs.h for crash-ext/, and the tests run the extension in it
+	valgrind               # valgrind/: headers and static libraries the out-of-tree tool links; the tests run it, Lackey and DHAT
+	qemu-system-ppc        # live_idle_guest.sh: an e500 guest whose kernel has idle page tracking
+	gcc-powerpc-linux-gnu libc6-dev-powerpc-cross      # static ppc32 pagesleuth-live and the guest's programs
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross      # make static-cross (armhf)
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross        # make static-cross (arm64)
+	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross  # make static-cross (ppc64le)
+	file                   # live_static_cross.sh: checks the static builds are statically linked
 )
 missing=()
 for p in "${packages[@]}"; do
