@@ -9,12 +9,23 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+/* Byte offset of 8-byte entry INDEX, or -1 when off_t cannot hold it (a 32-bit build
+ * without _FILE_OFFSET_BITS=64 reading a 64-bit process's pagemap, or huge PFNs). */
+static off_t entry_offset(uint64_t index)
+{
+	uint64_t bytes = index * 8;
+	off_t off = (off_t)bytes;
+	return off >= 0 && (uint64_t)off == bytes && bytes / 8 == index ? off : -1;
+}
+
 ssize_t pagemap_read(int fd, uint64_t first_page, size_t n, uint64_t *out)
 {
 	size_t done = 0;
 	while (done < n) {
-		ssize_t got = pread(fd, (char *)out + done * 8, (n - done) * 8,
-				    (off_t)((first_page + done) * 8));
+		off_t off = entry_offset(first_page + done);
+		if (off < 0)
+			return -EOVERFLOW;
+		ssize_t got = pread(fd, (char *)out + done * 8, (n - done) * 8, off);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
@@ -163,8 +174,10 @@ static ssize_t read_window(int fd, uint64_t *window, uint64_t first, size_t n)
 {
 	size_t done = 0;
 	while (done < n) {
-		ssize_t got = pread(fd, (char *)window + done * 8, (n - done) * 8,
-				    (off_t)((first + done) * 8));
+		off_t off = entry_offset(first + done);
+		if (off < 0)
+			return -EOVERFLOW;
+		ssize_t got = pread(fd, (char *)window + done * 8, (n - done) * 8, off);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;

@@ -42,6 +42,7 @@
  * end record (exit status 1).
  */
 #include "commands.h"
+#include "livehdr.h"
 #include "pagemap.h"
 #include "procfs.h"
 #include "records.h"
@@ -50,12 +51,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,7 +73,12 @@ struct snap_options {
 	uint64_t *pids;
 	size_t npids;
 	bool no_pages;
+	double every;   /* seconds between snapshot starts; 0: one snapshot */
+	uint64_t count; /* snapshots to take; 0 with --every: until SIGINT/SIGTERM */
 };
+
+/* The signal that asked a repeated snapshot to stop (SIGINT, SIGTERM), or 0. */
+static volatile sig_atomic_t stop_signal;
 
 /* One thread, read before anything of its process is written. */
 struct thread_info {
@@ -136,16 +143,34 @@ static void problem(struct snap *s, uint64_t mm_id, uint64_t at, const char *fmt
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pagesleuth snap [--pid PID]... [-o FILE] [--no-pages] [--help]\n\n"
+		"usage: pagesleuth snap [--pid PID]... [-o FILE] [--no-pages] [--every SECONDS [--count N]]\n\n"
 		"Snapshot running user processes from /proc into pagesleuth records: threads, address\n"
 		"spaces, VMAs and, page by page, what each maps (PFN, mapcount, page flags; swap).\n\n"
 		"  -p, --pid PID    only this process (repeatable); default: every user process\n"
 		"  -o, --output F   write to F atomically (default or '-': stdout)\n"
 		"      --no-pages   VMAs only: no page runs or summaries (fast)\n"
+		"  -e, --every S    repeat: one snapshot every S seconds (fractions allowed), all in one\n"
+		"                   stream (snapshot seq=0, 1, ...), each with its threads' fault counters,\n"
+		"                   for 'pagesleuth report' (thrash) and 'pagesleuth diff'\n"
+		"  -c, --count N    with --every: N snapshots (default: until SIGINT or SIGTERM)\n"
 		"  -h, --help       this text\n\n"
 		"Run as root for PFNs, mapcounts, page flags and PSS; without root those are written as\n"
-		"unknown. Exit status: 0 complete, 1 partial (a process or file could not be read),\n"
-		"2 usage or fatal error.\n");
+		"unknown. SIGINT/SIGTERM during --every stop after the process being read: that snapshot\n"
+		"is closed as partial and the file stays valid (with -o it appears only then, complete).\n"
+		"Exit status: 0 complete, 1 partial (a process or file could not be read, or a snapshot\n"
+		"was interrupted), 2 usage or fatal error.\n");
+}
+
+/* A positive decimal number of seconds, at most a day. */
+static bool parse_seconds(const char *text, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (!*text || *end || errno || !isfinite(v) || v <= 0 || v > 86400)
+		return false;
+	*out = v;
+	return true;
 }
 
 static int parse_options(int argc, char **argv, struct snap_options *opt)
@@ -154,13 +179,16 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-pages", no_argument, NULL, 'n' },
+		{ "every", required_argument, NULL, 'e' },
+		{ "count", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	optind = 1;
 	opterr = 0; /* our own messages, with the command's name */
+	bool have_count = false;
 	int c;
-	while ((c = getopt_long(argc, argv, ":p:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:o:e:c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -179,6 +207,25 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		}
 		case 'o': opt->out_path = optarg; break;
 		case 'n': opt->no_pages = true; break;
+		case 'e':
+			if (!parse_seconds(optarg, &opt->every)) {
+				fprintf(stderr, "pagesleuth snap: --every %s: not a number of seconds (> 0, at most 86400)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'c': {
+			char *end;
+			errno = 0;
+			unsigned long long n = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || errno || n == 0 || optarg[0] == '-') {
+				fprintf(stderr, "pagesleuth snap: --count %s: not a positive number\n", optarg);
+				return 2;
+			}
+			opt->count = n;
+			have_count = true;
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		case ':':
 			fprintf(stderr, "pagesleuth snap: %s needs an argument\n", argv[optind - 1]);
@@ -194,26 +241,16 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		usage(stderr);
 		return 2;
 	}
+	if (have_count && opt->every == 0) {
+		fprintf(stderr, "pagesleuth snap: --count needs --every (the time between snapshots)\n");
+		return 2;
+	}
+	if (opt->every == 0)
+		opt->count = 1;
 	return -1; /* go on */
 }
 
 /* ---- header -------------------------------------------------------------------------------- */
-
-static void iso_time(char out[32])
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static uint64_t boottime_ns(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
-		return PS_UNKNOWN;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void read_line_file(const char *path, char *out, size_t len)
 {
@@ -224,12 +261,6 @@ static void read_line_file(const char *path, char *out, size_t len)
 	if (fgets(out, (int)len, fp))
 		out[strcspn(out, "\n")] = '\0';
 	fclose(fp);
-}
-
-static bool host_big_endian(void)
-{
-	const uint16_t probe = 1;
-	return *(const uint8_t *)&probe == 0;
 }
 
 /* Are PFNs visible? Root (CAP_SYS_ADMIN) sees them in pagemap and can read /proc/kpage*.
@@ -254,14 +285,6 @@ static bool probe_pfn_visible(struct snap *s)
 
 static int write_header(struct snap *s, char *time_buf)
 {
-	struct utsname u;
-	if (uname(&u) != 0)
-		memset(&u, 0, sizeof u);
-	char host[256] = "", dump[300], boot_id[64];
-	gethostname(host, sizeof host - 1);
-	snprintf(dump, sizeof dump, "live:%s", host);
-	read_line_file("/proc/sys/kernel/random/boot_id", boot_id, sizeof boot_id);
-
 	char *pids = NULL;
 	size_t pids_len = 0;
 	FILE *pf = open_memstream(&pids, &pids_len);
@@ -272,31 +295,18 @@ static int write_header(struct snap *s, char *time_buf)
 	for (size_t i = 0; i < s->opt->npids; i++)
 		fprintf(pf, "%s%llu", i ? "," : "", (unsigned long long)s->opt->pids[i]);
 	fclose(pf);
-
-	iso_time(time_buf);
-	struct ps_header h = {
-		.source = "live",
-		.arch = u.machine,
-		.big_endian = host_big_endian(),
-		.page_size = s->page_size,
-		.release = u.release,
-		.dump = dump,
-		.dump_id = boot_id,
-		.time = time_buf,
-		.excluded = s->pfn_visible ? "none" : "pfn-hidden",
-		.tool = "pagesleuth-0.1",
-		.pids = pids,
-	};
-	int rc = ps_write_header(s->w, &h);
+	int rc = live_write_header(s->w, s->page_size, pids, s->pfn_visible, time_buf);
 	free(pids);
 	return rc;
 }
 
 /* ---- tasks --------------------------------------------------------------------------------- */
 
+/* No 128-bit product: 32-bit targets (arm, ppc32) have no __int128. */
 static uint64_t ticks_to_ns(const struct snap *s, uint64_t ticks)
 {
-	return (uint64_t)((unsigned __int128)ticks * 1000000000u / s->ticks_per_sec);
+	return ticks / s->ticks_per_sec * 1000000000u +
+	       ticks % s->ticks_per_sec * 1000000000u / s->ticks_per_sec;
 }
 
 static int id_cmp(const void *a, const void *b)
@@ -833,6 +843,85 @@ static void snap_free(struct snap *s)
 	free(s->pm), free(s->pfn), free(s->count_pfn), free(s->count), free(s->flags), free(s->shift);
 }
 
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* SIGINT and SIGTERM end a repeated snapshot cleanly (see usage); no SA_RESTART, so a sleep
+ * between snapshots returns at once. */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Sleep until monotonic time DEADLINE_NS, or until a stop signal arrives. */
+static void sleep_until(uint64_t deadline_ns)
+{
+	while (!stop_signal) {
+		uint64_t now = live_monotonic_ns();
+		if (now >= deadline_ns)
+			return;
+		uint64_t left = deadline_ns - now;
+		struct timespec ts = { .tv_sec = (time_t)(left / 1000000000u),
+				       .tv_nsec = (long)(left % 1000000000u) };
+		nanosleep(&ts, NULL); /* EINTR: the loop looks at stop_signal */
+	}
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+/* One snapshot (seq SEQ) of the chosen processes, or of all of /proc. Returns false when it
+ * was partial. */
+static bool snap_round(struct snap *s, uint64_t seq, uint64_t **all_pids, size_t *pids_cap)
+{
+	const struct snap_options *opt = s->opt;
+	char time_buf[32];
+	live_iso_time(time_buf);
+	s->partial = false;
+	s->denied = s->first_denied = 0;
+	s->next_mm_id = 1; /* ids are per snapshot */
+	ps_write_snapshot(s->w, &(struct ps_snapshot){ .seq = seq, .time = time_buf,
+						       .uptime_ns = live_boottime_ns() });
+	size_t npids = 0, done = 0;
+	if (opt->npids) {
+		npids = opt->npids;
+		for (size_t i = 0; i < npids && !stop_signal; i++, done++) {
+			bool seen = false;
+			for (size_t j = 0; j < i; j++)
+				seen |= opt->pids[j] == opt->pids[i];
+			if (!seen)
+				snap_process(s, opt->pids[i], true);
+		}
+	} else {
+		int err = list_numeric_entries("/proc", all_pids, pids_cap, &npids);
+		if (err)
+			problem(s, PS_UNKNOWN, PS_UNKNOWN, "/proc: %s", strerror(err));
+		for (size_t i = 0; i < npids && !stop_signal; i++, done++)
+			snap_process(s, (*all_pids)[i], false);
+	}
+	if (s->denied == 1)
+		fprintf(stderr, "pagesleuth snap: pid %llu: /proc/%llu: %s: skipped\n",
+			(unsigned long long)s->first_denied, (unsigned long long)s->first_denied, strerror(EACCES));
+	else if (s->denied)
+		fprintf(stderr, "pagesleuth snap: %llu processes not readable (%s; pid %llu first): skipped, see the warn records\n",
+			(unsigned long long)s->denied, strerror(EACCES), (unsigned long long)s->first_denied);
+	if (stop_signal && done < npids)
+		problem(s, PS_UNKNOWN, PS_UNKNOWN, "snapshot %llu interrupted by %s: %llu of %llu processes not read",
+			(unsigned long long)seq, signal_name(stop_signal), (unsigned long long)(npids - done),
+			(unsigned long long)npids);
+	ps_write_end(s->w, !s->partial);
+	return !s->partial;
+}
+
 int ps_cmd_snap(int argc, char **argv)
 {
 	struct snap_options opt = { .out_path = "-" };
@@ -855,19 +944,15 @@ int ps_cmd_snap(int argc, char **argv)
 	s.flags = malloc(BATCH_PAGES * sizeof *s.flags);
 	s.shift = malloc(BATCH_PAGES);
 	uint64_t *all_pids = NULL;
-	size_t npids = 0;
+	size_t pids_cap = 0;
 	rc = 2;
 	if (!s.pm || !s.pfn || !s.count_pfn || !s.count || !s.flags || !s.shift) {
 		fprintf(stderr, "pagesleuth snap: out of memory\n");
 		goto out;
 	}
-	if (!opt.npids) {
-		size_t pids_cap = 0;
-		int err = list_numeric_entries("/proc", &all_pids, &pids_cap, &npids);
-		if (err) {
-			fprintf(stderr, "pagesleuth snap: /proc: %s\n", strerror(err));
-			goto out;
-		}
+	if (!opt.npids && access("/proc/self", R_OK) != 0) {
+		fprintf(stderr, "pagesleuth snap: /proc: %s (is procfs mounted?)\n", strerror(errno));
+		goto out;
 	}
 
 	s.pfn_visible = probe_pfn_visible(&s);
@@ -882,35 +967,39 @@ int ps_cmd_snap(int argc, char **argv)
 		free(err);
 		goto out;
 	}
+	if (opt.every > 0)
+		catch_stop_signals();
 	char time_buf[32];
 	write_header(&s, time_buf);
-	ps_write_snapshot(s.w, &(struct ps_snapshot){ .seq = 0, .time = time_buf,
-						      .uptime_ns = boottime_ns() });
-	if (opt.npids) {
-		for (size_t i = 0; i < opt.npids; i++) {
-			bool seen = false;
-			for (size_t j = 0; j < i; j++)
-				seen |= opt.pids[j] == opt.pids[i];
-			if (!seen)
-				snap_process(&s, opt.pids[i], true);
+	bool all_complete = true;
+	uint64_t start_ns = live_monotonic_ns(), interval_ns = (uint64_t)(opt.every * 1e9 + 0.5);
+	uint64_t seq = 0;
+	for (; !stop_signal && (opt.count == 0 || seq < opt.count); seq++) {
+		if (seq > 0) {
+			/* On a fixed schedule from the first snapshot; a snapshot that overran its
+			 * interval is followed at once by the next, and the schedule moves on. */
+			uint64_t due = start_ns + seq * interval_ns;
+			if (live_monotonic_ns() > due + interval_ns)
+				start_ns = live_monotonic_ns() - seq * interval_ns, due = live_monotonic_ns();
+			sleep_until(due);
+			if (stop_signal)
+				break;
 		}
-	} else {
-		for (size_t i = 0; i < npids; i++)
-			snap_process(&s, all_pids[i], false);
+		all_complete &= snap_round(&s, seq, &all_pids, &pids_cap);
+		if (strcmp(opt.out_path, "-") == 0)
+			fflush(stdout); /* a reader of the stream sees each snapshot whole */
+		if (*ps_writer_error(s.w))
+			break; /* reported by ps_writer_close */
 	}
-	if (s.denied == 1)
-		fprintf(stderr, "pagesleuth snap: pid %llu: /proc/%llu: %s: skipped\n",
-			(unsigned long long)s.first_denied, (unsigned long long)s.first_denied, strerror(EACCES));
-	else if (s.denied)
-		fprintf(stderr, "pagesleuth snap: %llu processes not readable (%s; pid %llu first): skipped, see the warn records\n",
-			(unsigned long long)s.denied, strerror(EACCES), (unsigned long long)s.first_denied);
-	ps_write_end(s.w, !s.partial);
+	if (stop_signal)
+		fprintf(stderr, "pagesleuth snap: %s: stopped after %llu snapshot%s\n", signal_name(stop_signal),
+			(unsigned long long)seq, seq == 1 ? "" : "s");
 	if (ps_writer_close(s.w, false, &err) != 0) {
 		fprintf(stderr, "pagesleuth snap: %s\n", err ? err : "write failed");
 		free(err);
 		goto out;
 	}
-	rc = s.partial ? 1 : 0;
+	rc = all_complete ? 0 : 1;
 out:
 	snap_free(&s);
 	free(all_pids);

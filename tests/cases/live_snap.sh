@@ -13,7 +13,7 @@ CC=${CC:-cc}
 T=$(mktemp -d /tmp/live_snap.XXXXXX)
 PIDS=""
 cleanup() {
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT

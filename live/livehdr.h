@@ -1,0 +1,24 @@
+/* livehdr.h - what every live source (snap, wss) writes the same way: the header record of
+ * this machine, the ISO time, clocks. libc only, so the static cross builds carry it. */
+#ifndef PAGESLEUTH_LIVE_LIVEHDR_H
+#define PAGESLEUTH_LIVE_LIVEHDR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "records.h"
+
+/* Now as "YYYY-MM-DDTHH:MM:SSZ" (UTC). */
+void live_iso_time(char out[32]);
+
+/* CLOCK_BOOTTIME in ns (PS_UNKNOWN if unavailable), CLOCK_MONOTONIC in ns. */
+uint64_t live_boottime_ns(void);
+uint64_t live_monotonic_ns(void);
+
+/* The header of a live record file: source=live, this machine's arch, release, byte order,
+ * host name and boot id; PIDS as given ("all", "1,2"); excluded=none, or pfn-hidden when
+ * !PFN_VISIBLE. TIME_OUT receives the time written. Returns ps_write_header's result. */
+int live_write_header(struct ps_writer *w, uint32_t page_size, const char *pids, bool pfn_visible,
+		      char time_out[32]);
+
+#endif
