@@ -28,23 +28,50 @@ static renderer parse_format(const char *cmd, const char *name)
 }
 
 enum analysis_id { A_SUMMARY, A_RESMAP, A_UNITMAP, A_UNITS, A_MIXED, A_TOTAL, A_PAGES, A_PSS,
-		   A_THRASH, A_COUNT };
+		   A_THRASH, A_WS, A_WS_SERIES, A_PEAKS, A_HOT, A_OBJ, A_ALLOC, A_WSS, A_COUNT };
+
+/* What an analysis reads: a snapshot, or one kind of trace record. */
+enum needs { N_SNAPSHOT, N_WS, N_PEAK, N_HOT, N_OBJ, N_ALLOC, N_WSS };
 
 static const struct {
 	const char *name;
-	bool by_default;
+	bool by_default, in_all;
+	enum needs needs;
 	const char *what;
 } analyses[A_COUNT] = {
-	[A_SUMMARY] = { "summary", true, "per process: stack, heap+bss, data, text, library data/text; virtual and resident" },
-	[A_RESMAP] = { "resmap", false, "per process resident maps, 64 pages per line" },
-	[A_UNITMAP] = { "unitmap", false, "resident maps per executable unit across processes" },
-	[A_UNITS] = { "units", true, "per executable unit: text, data, bss; virtual and distinct physical" },
-	[A_MIXED] = { "mixed", true, "VMAs with both single-use and shared pages, COW pages in file mappings" },
-	[A_TOTAL] = { "total", true, "physical pages used by user space, as one number" },
-	[A_PAGES] = { "pages", false, "the physical page dump (large: only when asked for)" },
-	[A_PSS] = { "pss", true, "PSS/USS per process (smem), per object (librank), unit cost split" },
-	[A_THRASH] = { "thrash", true, "thrashing candidates across snapshots of one stream" },
+	[A_SUMMARY] = { "summary", true, true, N_SNAPSHOT, "per process: stack, heap+bss, data, text, library data/text; virtual and resident" },
+	[A_RESMAP] = { "resmap", false, true, N_SNAPSHOT, "per process resident maps, 64 pages per line" },
+	[A_UNITMAP] = { "unitmap", false, true, N_SNAPSHOT, "resident maps per executable unit across processes" },
+	[A_UNITS] = { "units", true, true, N_SNAPSHOT, "per executable unit: text, data, bss; virtual and distinct physical" },
+	[A_MIXED] = { "mixed", true, true, N_SNAPSHOT, "VMAs with both single-use and shared pages, COW pages in file mappings" },
+	[A_TOTAL] = { "total", true, true, N_SNAPSHOT, "physical pages used by user space, as one number" },
+	[A_PAGES] = { "pages", false, false, N_SNAPSHOT, "the physical page dump (large: only when asked for)" },
+	[A_PSS] = { "pss", true, true, N_SNAPSHOT, "PSS/USS per process (smem), per object (librank), unit cost split" },
+	[A_THRASH] = { "thrash", true, true, N_SNAPSHOT, "thrashing candidates across snapshots of one stream" },
+	[A_WS] = { "ws", true, true, N_WS, "trace: working set over time per thread and process (chart in HTML/SVG), marks" },
+	[A_WS_SERIES] = { "ws-series", false, false, N_WS, "trace: every working-set sample (large: only when asked for)" },
+	[A_PEAKS] = { "peaks", true, true, N_PEAK, "trace: working-set peaks with their call stacks" },
+	[A_HOT] = { "hot", true, true, N_HOT, "trace: hot pages with the source line that touched them first" },
+	[A_OBJ] = { "obj", true, true, N_OBJ, "trace: loads/stores per heap object and global variable (--sort)" },
+	[A_ALLOC] = { "alloc", true, true, N_ALLOC, "trace: allocation groups and call-stack tree (cur, peak, max, total)" },
+	[A_WSS] = { "wss", true, true, N_WSS, "live wss measurements: Est(s), RSS, PSS, Ref (chart for cumulative/profile)" },
 };
+
+/* Whether the loaded file has what analysis a reads. */
+static bool has_input(const struct model *m, enum analysis_id a)
+{
+	const struct trace_model *tm = &m->trace;
+	switch (analyses[a].needs) {
+	case N_SNAPSHOT: return m->snapshots > 0;
+	case N_WS: return tm->nws > 0 || (a == A_WS && tm->nmarks > 0);
+	case N_PEAK: return tm->npeaks > 0;
+	case N_HOT: return tm->nhot > 0;
+	case N_OBJ: return tm->nobjs > 0;
+	case N_ALLOC: return tm->nallocs > 0;
+	case N_WSS: return tm->nwss > 0;
+	}
+	return false;
+}
 
 
 static void report_usage(FILE *out)
@@ -52,29 +79,38 @@ static void report_usage(FILE *out)
 	fprintf(out,
 		"usage: pagesleuth report [OPTIONS] RECORDS\n"
 		"Analyse a record file (docs/record-format.md); '-' reads standard input.\n\n"
-		"  -a, --analysis LIST  comma-separated analyses, or 'all' (everything but pages);\n"
-		"                       default: summary,units,mixed,total,pss,thrash\n"
+		"  -a, --analysis LIST  comma-separated analyses, or 'all' (everything but pages and\n"
+		"                       ws-series); default: summary,units,mixed,total,pss,thrash for\n"
+		"                       snapshots and ws,peaks,hot,obj,alloc,wss for trace records;\n"
+		"                       the default and 'all' skip analyses whose records the file\n"
+		"                       lacks, a named analysis says so in its table\n"
 		"  -f, --format FMT     text (default), csv or json\n"
 		"  -o, --output FILE    write there (atomically) instead of standard output\n"
 		"      --html FILE      also write one self-contained HTML report with charts and maps\n"
 		"                       (its analyses: the chosen ones plus resmap and unitmap)\n"
 		"      --svg DIR        also write each chart and resident map as an SVG file in DIR\n"
 		"  -s, --snapshot N     analyse snapshot N of a multi-snapshot stream (default: last)\n"
-		"  -h, --help           this text\n\nanalyses:\n");
+		"      --sort COL[:asc|:desc]\n"
+		"                       order of the obj table: default accesses, descending\n"
+		"                       (numbers descending, text ascending); COL is one of\n"
+		"                       %s\n"
+		"  -h, --help           this text\n\nanalyses:\n", an_trace_obj_columns());
 	for (int i = 0; i < A_COUNT; i++)
-		fprintf(out, "  %-8s %s\n", analyses[i].name, analyses[i].what);
+		fprintf(out, "  %-9s %s\n", analyses[i].name, analyses[i].what);
 	fprintf(out, "\nExit status: 0 complete, 1 the records were partial (the output says why),\n"
 		     "2 usage or input error.\n");
 }
 
-static int parse_analyses(const char *list, bool on[A_COUNT])
+/* on[i]: run analysis i; named[i]: asked for by name (run even without its records). */
+static int parse_analyses(const char *list, bool on[A_COUNT], bool named[A_COUNT])
 {
 	memset(on, 0, A_COUNT * sizeof *on);
+	memset(named, 0, A_COUNT * sizeof *named);
 	char *copy = xstrdup(list), *save = NULL;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (strcmp(tok, "all") == 0) {
 			for (int i = 0; i < A_COUNT; i++)
-				on[i] |= i != A_PAGES;
+				on[i] |= analyses[i].in_all;
 			continue;
 		}
 		int found = -1;
@@ -86,14 +122,26 @@ static int parse_analyses(const char *list, bool on[A_COUNT])
 			free(copy);
 			return -1;
 		}
-		on[found] = true;
+		on[found] = named[found] = true;
 	}
 	free(copy);
 	return 0;
 }
 
-static void run_analyses(const struct model *m, const bool on[A_COUNT], struct report *r)
+/* The page analyses on a file without snapshots: named, so they run, but their tables say
+ * why they are empty. */
+static void note_no_snapshot(const struct model *m, struct report *r, size_t first_table)
 {
+	if (m->snapshots)
+		return;
+	for (size_t i = first_table; i < r->ntables; i++)
+		table_set_note(r->tables[i], "no snapshot in the file (%s)", "trace records only");
+}
+
+static int run_analyses(const struct model *m, const bool on[A_COUNT], const char *sort,
+			struct report *r)
+{
+	size_t first_table = r->ntables;
 	if (on[A_TOTAL])
 		an_total(m, r);
 	if (on[A_SUMMARY])
@@ -110,6 +158,22 @@ static void run_analyses(const struct model *m, const bool on[A_COUNT], struct r
 		an_resmap(m, r);
 	if (on[A_UNITMAP])
 		an_unitmap(m, r);
+	note_no_snapshot(m, r, first_table);
+	if (on[A_WS])
+		an_trace_ws(m, r);
+	if (on[A_WS_SERIES])
+		an_trace_ws_series(m, r);
+	if (on[A_PEAKS])
+		an_trace_peaks(m, r);
+	if (on[A_HOT])
+		an_trace_hot(m, r);
+	if (on[A_OBJ] && an_trace_obj(m, sort, r) < 0)
+		return -1;
+	if (on[A_ALLOC])
+		an_trace_alloc(m, r);
+	if (on[A_WSS])
+		an_wss(m, r);
+	return 0;
 }
 
 
@@ -148,13 +212,14 @@ static int write_svgs(const struct report *r, const char *dir)
 	}
 	for (size_t i = 0; i < r->ntables; i++) {
 		const struct table *t = r->tables[i];
-		if (t->chart) {
+		if (t->chart || t->lines) {
 			char *path = xasprintf("%s/%s.svg", dir, t->id);
 			struct atomic_file af;
 			char *err = NULL;
 			int rc = atomic_open(&af, path, &err);
 			if (rc == 0)
-				rc = atomic_close(&af, render_chart_svg(t, af.fp) == 0, &err);
+				rc = atomic_close(&af, (t->chart ? render_chart_svg(t, af.fp) :
+							render_lines_svg(t, af.fp)) == 0, &err);
 			free(path);
 			if (rc < 0) {
 				fprintf(stderr, "pagesleuth: %s\n", err ? err : "svg failed");
@@ -195,22 +260,24 @@ int ps_cmd_report(int argc, char **argv)
 		{ "analysis", required_argument, NULL, 'a' }, { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' }, { "html", required_argument, NULL, 'H' },
 		{ "svg", required_argument, NULL, 'S' }, { "snapshot", required_argument, NULL, 's' },
+		{ "sort", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	bool on[A_COUNT];
+	bool on[A_COUNT], named[A_COUNT] = { 0 };
 	for (int i = 0; i < A_COUNT; i++)
 		on[i] = analyses[i].by_default;
 	renderer render = render_text;
-	const char *out_path = NULL, *html_path = NULL, *svg_dir = NULL;
+	const char *out_path = NULL, *html_path = NULL, *svg_dir = NULL, *sort = NULL;
 	struct model_options opt = { .snapshot = -1 };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "a:f:o:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			if (parse_analyses(optarg, on) < 0)
+			if (parse_analyses(optarg, on, named) < 0)
 				return 2;
 			break;
+		case 'O': sort = optarg; break;
 		case 'f':
 			if (!(render = parse_format("report", optarg)))
 				return 2;
@@ -238,6 +305,17 @@ int ps_cmd_report(int argc, char **argv)
 		return 2;
 	}
 	const char *input = argv[optind];
+	if (sort) { /* checked before reading: a typo should not cost a large file's load */
+		struct model empty = { 0 };
+		struct report probe = { 0 };
+		int bad = an_trace_obj(&empty, sort, &probe);
+		report_free(&probe);
+		if (bad < 0) {
+			fprintf(stderr, "pagesleuth report: --sort %s: no such obj column "
+				"(columns: %s; optional :asc or :desc)\n", sort, an_trace_obj_columns());
+			return 2;
+		}
+	}
 	bool want_html = html_path != NULL || svg_dir != NULL;
 	opt.keep_maps = on[A_RESMAP] || on[A_UNITMAP] || want_html;
 	struct pages_dump *pages = NULL;
@@ -259,20 +337,25 @@ int ps_cmd_report(int argc, char **argv)
 		}
 		return 2;
 	}
+	/* The default and 'all' show what the file has: no empty page tables for a trace, no
+	 * empty trace tables for a snapshot. */
+	for (int i = 0; i < A_COUNT; i++)
+		if (on[i] && !named[i] && !has_input(&m, (enum analysis_id)i))
+			on[i] = false;
 	struct report rep = { 0 };
 	model_describe(&m, &rep);
 	if (pages)
 		an_pages_finish(pages, &rep);
-	run_analyses(&m, on, &rep);
+	run_analyses(&m, on, sort, &rep);
 	print_warnings(&rep);
 
 	int rc = write_rendered(&rep, render, out_path) < 0 ? 2 : 0;
 	if (rc == 0 && want_html) {
 		/* The HTML report and SVGs always carry the charts and both map views. */
 		bool extra[A_COUNT] = { 0 };
-		extra[A_RESMAP] = !on[A_RESMAP];
-		extra[A_UNITMAP] = !on[A_UNITMAP];
-		run_analyses(&m, extra, &rep);
+		extra[A_RESMAP] = !on[A_RESMAP] && m.snapshots;
+		extra[A_UNITMAP] = !on[A_UNITMAP] && m.snapshots;
+		run_analyses(&m, extra, sort, &rep);
 		if (html_path && write_rendered(&rep, render_html, html_path) < 0)
 			rc = 2;
 		if (rc == 0 && svg_dir && write_svgs(&rep, svg_dir) < 0)
@@ -333,6 +416,13 @@ int ps_cmd_diff(int argc, char **argv)
 		fprintf(stderr, "pagesleuth: %s\n", err);
 		free(err);
 		model_free(&a);
+		return 2;
+	}
+	if (!a.snapshots || !b.snapshots) { /* trace files load without one */
+		fprintf(stderr, "pagesleuth diff: %s: no snapshot in the file (trace records only)\n",
+			argv[optind + (a.snapshots ? 1 : 0)]);
+		model_free(&a);
+		model_free(&b);
 		return 2;
 	}
 	struct report rep = { 0 };

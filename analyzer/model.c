@@ -484,35 +484,50 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 					 (unsigned long long)b.cur.seq);
 			finish_snapshot(&b);
 			break;
-		default: /* trace records: read by the trace analyses, not by the page model */
+		case PS_REC_TRACE:
+			if (trace_add(&m->trace, &rec.u.trace, ps_reader_name(r), rec.line, err) < 0)
+				rc = -2;
+			break;
+		default:
 			break;
 		}
+		if (rc == -2)
+			break;
 	}
-	if (rc < 0) {
+	if (rc == -2) {
+		rc = -1; /* *err is set */
+	} else if (rc < 0) {
 		*err = xstrdup(ps_reader_error(r));
+	} else if (trace_finish(&m->trace, ps_reader_name(r), err) < 0) {
+		rc = -1;
 	} else if (b.in_snapshot) {
 		xappendf(&b.cur.partial_why, "%s: snapshot %llu has no end record: the file is "
 			 "truncated or its writer died", ps_reader_name(r), (unsigned long long)b.cur.seq);
 		b.cur.complete = false;
 		finish_snapshot(&b);
-	} else if (b.cur.partial_why && b.kept_any) {
-		/* warn records after the last end record belong to no snapshot, but the writer
-		 * could not read something: never present the result as complete. */
+	} else if (b.cur.partial_why && (b.kept_any || m->trace.records)) {
+		/* warn records after the last end record (or in a trace file) belong to no
+		 * snapshot, but the writer could not read something: never present the result as
+		 * complete. */
 		xappendf(&m->partial_why, "%.*s", (int)strlen(b.cur.partial_why) - 1,
 			 b.cur.partial_why);
 	}
 	const char *w = ps_reader_warnings(r);
 	if (*w)
 		xappendf(&m->warnings, "%.*s", (int)strlen(w) - 1, w);
+	if (rc >= 0 && m->trace.warnings)
+		xappendf(&m->warnings, "%.*s", (int)strlen(m->trace.warnings) - 1, m->trace.warnings);
 	ps_reader_close(r);
 	snapshot_free(&b.cur);
 	strindex_release_hash(&b.units);
 	free(b.proc_of_mm), free(b.tasks);
-	if (rc >= 0 && !b.kept_any) {
+	if (rc >= 0 && !b.kept_any && (opt->snapshot >= 0 || !m->trace.records)) {
 		*err = xasprintf("%s: no %s in the file", path,
-				 opt->snapshot >= 0 ? "such snapshot" : "snapshot");
+				 opt->snapshot >= 0 ? "such snapshot" : "snapshot or trace record");
 		rc = -1;
 	}
+	if (rc >= 0 && !b.kept_any)
+		m->complete = true; /* trace records only: complete unless a warn record says not */
 	if (rc < 0) {
 		model_free(m);
 		return -1;
@@ -523,6 +538,7 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 void model_free(struct model *m)
 {
 	snapshot_free(m);
+	trace_free(&m->trace);
 	free(m->source), free(m->arch), free(m->release), free(m->dump), free(m->dump_id);
 	free(m->time), free(m->excluded), free(m->history);
 	memset(m, 0, sizeof *m);

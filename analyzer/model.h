@@ -10,6 +10,7 @@
 
 #include "records.h"
 #include "table.h"
+#include "trace_model.h"
 
 #define NO_UNIT UINT32_MAX
 
@@ -89,6 +90,9 @@ struct model {
 
 	struct proc_history *history; /* every snapshot of the stream, for thrashing */
 	size_t nhistory, caphistory;
+
+	/* The trace records of the whole file (they belong to no snapshot). */
+	struct trace_model trace;
 };
 
 struct model_options {
@@ -101,7 +105,9 @@ struct model_options {
 };
 
 /* Read a record file into *m. Returns 0, or -1 with *err set ("FILE:LINE: reason"). A file
- * that ends inside a snapshot loads fine but leaves m->complete false with a reason. */
+ * that ends inside a snapshot loads fine but leaves m->complete false with a reason. A file
+ * of trace records only (no snapshot) loads with m->snapshots == 0; a file with neither
+ * snapshots nor trace records is an error. */
 int model_load(struct model *m, const char *path, const struct model_options *opt, char **err);
 void model_free(struct model *m);
 
@@ -140,6 +146,17 @@ void an_pages_on_run(void *ctx, const struct model *m, const struct proc *p,
 void an_pages_finish(struct pages_dump *d, struct report *r);
 void an_pss(const struct model *m, struct report *r);        /* 8 */
 void an_thrash(const struct model *m, struct report *r);     /* 10 */
+/* Trace analyses (docs/analyses.md): each adds its tables; an_trace_obj sorts by the
+ * column named sort (NULL: the default) and returns -1 if there is no such column. */
+void an_trace_ws(const struct model *m, struct report *r);        /* ws, marks */
+void an_trace_ws_series(const struct model *m, struct report *r); /* ws-series */
+void an_trace_peaks(const struct model *m, struct report *r);     /* peaks */
+void an_trace_hot(const struct model *m, struct report *r);       /* hot */
+int an_trace_obj(const struct model *m, const char *sort, struct report *r); /* obj */
+void an_trace_alloc(const struct model *m, struct report *r);     /* alloc */
+void an_wss(const struct model *m, struct report *r);             /* wss */
+/* The obj table's columns, for --sort's help and check: "id, kind, name, ..." */
+const char *an_trace_obj_columns(void);
 /* 9: diff of two models */
 void an_diff(const struct model *a, const struct model *b, struct report *r);
 

@@ -174,3 +174,25 @@ int render_finish(FILE *out)
 	}
 	return 0;
 }
+
+size_t render_tree_indent(const struct table *t, size_t row, size_t col)
+{
+	if (!t->tree || col != t->tree_label_col || t->tree_depth_col >= t->ncols)
+		return 0;
+	const struct cell *c = table_cell_c(t, row, t->tree_depth_col);
+	if (c->kind != CELL_U64)
+		return 0;
+	/* deep recursion (thousands of frames) must not make lines of megabytes */
+	return 2 * (size_t)(c->u < 32 ? c->u : 32);
+}
+
+const char *render_cell_number(const struct table *t, size_t col, const struct cell *c, char *buf,
+			       enum render_float mode)
+{
+	unsigned decimals = t->decimals && col < t->ncols ? t->decimals[col] : 0;
+	if (mode == FLOAT_HUMAN && c->kind == CELL_F64 && decimals) {
+		snprintf(buf, RENDER_NUM_MAX, "%.*f", (int)decimals, c->f);
+		return buf;
+	}
+	return render_number(&t->cols[col], c, buf, mode);
+}

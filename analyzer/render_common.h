@@ -18,6 +18,9 @@ enum render_float { FLOAT_HUMAN, FLOAT_EXACT };
 const char *render_number(const struct column *col, const struct cell *c, char *buf,
 			  enum render_float mode);
 bool render_col_numeric(const struct column *col);
+/* render_number for cell col of t, honouring the table's decimals for FLOAT_HUMAN. */
+const char *render_cell_number(const struct table *t, size_t col, const struct cell *c, char *buf,
+			       enum render_float mode);
 
 /* Length of the valid UTF-8 sequence at s (1..4; 1 for ASCII), or 0 if the bytes there are
  * not valid UTF-8 (stray continuation, overlong form, surrogate, above U+10FFFF, cut off). */
@@ -39,6 +42,13 @@ const char *render_map_str(const struct table *t, size_t row, enum map_col col);
 uint64_t render_map_u64(const struct table *t, size_t row, enum map_col col);
 /* End of the run of rows starting at first that share first's MAP_COL_GROUP. */
 
+/* Spaces before the cell (row, col) of a tree table (table.tree): two per level of depth, at
+ * most 64; 0 for any other cell. */
+size_t render_tree_indent(const struct table *t, size_t row, size_t col);
+
+/* What the identity block says of a file without snapshots (trace records only). */
+#define RENDER_NO_SNAPSHOT "trace records only: the page analyses have nothing to show"
+
 /* Flushes and turns a stream error into -1 with errno set (EIO if the stream did not say). */
 int render_finish(FILE *out);
 
@@ -49,5 +59,6 @@ void render_text_map_rows(const struct table *t, size_t first, size_t end, FILE 
 void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool standalone,
 			 FILE *out);
 void render_svg_chart(const struct table *t, bool standalone, FILE *out);
+void render_svg_lines(const struct table *t, bool standalone, FILE *out);
 
 #endif

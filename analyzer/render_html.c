@@ -122,8 +122,11 @@ static void put_identity(const struct report *r, FILE *out)
 		fputs("</dd>\n", out);
 	}
 	fprintf(out, "<dt>page size</dt><dd>%" PRIu32 "</dd>\n", r->page_size);
-	fprintf(out, "<dt>snapshot</dt><dd>%" PRIu64 " (%" PRIu64 " in input)</dd>\n</dl>\n",
-		r->snapshot_seq, r->snapshots);
+	if (r->snapshots)
+		fprintf(out, "<dt>snapshot</dt><dd>%" PRIu64 " (%" PRIu64 " in input)</dd>\n</dl>\n",
+			r->snapshot_seq, r->snapshots);
+	else
+		fputs("<dt>snapshot</dt><dd>none (" RENDER_NO_SNAPSHOT ")</dd>\n</dl>\n", out);
 }
 
 static void put_grid(const struct table *t, FILE *out)
@@ -143,13 +146,17 @@ static void put_grid(const struct table *t, FILE *out)
 		fputs("<tr>", out);
 		for (size_t c = 0; c < t->ncols; c++) {
 			const struct cell *cell = table_cell_c(t, r, c);
-			fputs(render_col_numeric(&t->cols[c]) ? "<td class=\"n\">" : "<td>", out);
+			size_t indent = render_tree_indent(t, r, c);
+			if (indent)
+				fprintf(out, "<td style=\"padding-left:%.1fem\">", 0.4 + 0.5 * (double)indent);
+			else
+				fputs(render_col_numeric(&t->cols[c]) ? "<td class=\"n\">" : "<td>", out);
 			if (cell->kind == CELL_STR)
 				render_xml_escaped(cell->s, out);
 			else if (cell->kind == CELL_NONE)
 				putc('-', out);
 			else
-				fputs(render_number(&t->cols[c], cell, buf, FLOAT_HUMAN), out);
+				fputs(render_cell_number(t, c, cell, buf, FLOAT_HUMAN), out);
 			fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);
@@ -245,6 +252,11 @@ int render_html(const struct report *r, FILE *out)
 			if (t->chart) {
 				fputs("<div class=\"scroll chart\">", out);
 				render_svg_chart(t, false, out);
+				fputs("</div>\n", out);
+			}
+			if (t->lines) {
+				fputs("<div class=\"scroll chart\">", out);
+				render_svg_lines(t, false, out);
 				fputs("</div>\n", out);
 			}
 		}

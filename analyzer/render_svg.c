@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ static size_t utf8_chars(const char *s)
 static const struct {
 	const char *name, *colour;
 } series_colours[] = {
-	{ "text", "#4e79a7" },    { "data", "#f28e2b" },     { "bss", "#e15759" },
+	{ "text", "#4e79a7" },    { "code", "#4e79a7" },     { "data", "#f28e2b" },     { "bss", "#e15759" },
 	{ "heap", "#e15759" },    { "heap_bss", "#e15759" }, { "heap/bss", "#e15759" },
 	{ "stack", "#76b7b2" },
 	{ "libtext", "#59a14f" }, { "libdata", "#edc948" },  { "libbss", "#b07aa1" },
@@ -112,7 +113,7 @@ static const char *chart_label(const struct table *t, size_t row, char *buf)
 	const struct cell *c = table_cell_c(t, row, col);
 	if (c->kind == CELL_STR)
 		return c->s ? c->s : "";
-	const char *num = render_number(&t->cols[col], c, buf, FLOAT_HUMAN);
+	const char *num = render_cell_number(t, col, c, buf, FLOAT_HUMAN);
 	return num ? num : "-";
 }
 
@@ -287,6 +288,253 @@ int render_chart_svg(const struct table *t, FILE *out)
 		return -1;
 	}
 	render_svg_chart(t, true, out);
+	return render_finish(out);
+}
+
+/* ---- line chart ------------------------------------------------------------------------- */
+
+enum { LINE_W = 960, LINE_LEFT = 78, LINE_RIGHT = 24, LINE_PLOT_H = 280, LINE_MAX_MARKERS = 2000,
+       LINE_MAX_VLINES = 500 };
+
+/* A tick step of 1, 2 or 5 times a power of ten giving about six ticks (any magnitude). */
+static double tick_step(double range)
+{
+	double raw = range / 6, magnitude = pow(10, floor(log10(raw)));
+	double f = raw / magnitude;
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * magnitude;
+}
+
+/* 1500000000 -> "1.5G": instruction counts are long. */
+static void si_label(double v, char *buf, size_t size)
+{
+	double a = fabs(v);
+	if (a >= 1e12)
+		snprintf(buf, size, "%.4gT", v / 1e12);
+	else if (a >= 1e9)
+		snprintf(buf, size, "%.4gG", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, size, "%.4gM", v / 1e6);
+	else if (a >= 1e4)
+		snprintf(buf, size, "%.4gk", v / 1e3);
+	else
+		snprintf(buf, size, "%.4g", v);
+}
+
+struct line_frame { /* the plot's geometry and value ranges */
+	double left, right, top, bottom, xmin, xmax, ymax;
+};
+
+static double line_px(const struct line_frame *f, double x)
+{
+	return f->left + (x - f->xmin) / (f->xmax - f->xmin) * (f->right - f->left);
+}
+
+static double line_py(const struct line_frame *f, double y)
+{
+	return f->bottom - y / f->ymax * (f->bottom - f->top);
+}
+
+/* One series as a path through at most four points per pixel column: the first, lowest,
+ * highest and last value that fall into it. Peaks (and dips) survive any number of points. */
+static void line_path(const struct line_frame *f, const struct line_series *s, FILE *out)
+{
+	long col = LONG_MIN;
+	double first = 0, lo = 0, hi = 0, last = 0;
+	bool started = false;
+	fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s stroke-linejoin=\"round\" d=\"",
+		series_colour(s->colour), s->thin ? "1" : "1.5", s->thin ? " stroke-dasharray=\"4 3\"" : "");
+	for (size_t i = 0; i <= s->n; i++) {
+		long c = LONG_MIN;
+		double y = 0;
+		if (i < s->n) {
+			if (!isfinite(s->x[i]) || !isfinite(s->y[i]))
+				continue;
+			c = (long)floor(line_px(f, s->x[i]) - f->left);
+			long last_col = (long)(f->right - f->left) - 1;
+			c = c < 0 ? 0 : c > last_col ? last_col : c;
+			y = s->y[i];
+		}
+		if (c != col || i == s->n) {
+			if (col != LONG_MIN) {
+				double x = f->left + (double)col + 0.5;
+				double ys[4] = { first, lo, hi, last };
+				for (int k = 0; k < 4; k++) {
+					if (k && ys[k] == ys[k - 1])
+						continue;
+					fprintf(out, "%s%.1f %.1f", started ? "L" : "M", x, line_py(f, ys[k]));
+					started = true;
+				}
+			}
+			col = c;
+			first = lo = hi = last = y;
+			continue;
+		}
+		lo = fmin(lo, y), hi = fmax(hi, y), last = y;
+	}
+	fputs("\"/>\n", out);
+}
+
+void render_svg_lines(const struct table *t, bool standalone, FILE *out)
+{
+	const struct line_chart *c = t->lines;
+	const char *title = c->title && *c->title ? c->title : t->title;
+	struct line_frame f = { .left = LINE_LEFT, .right = LINE_W - LINE_RIGHT,
+				.xmin = INFINITY, .xmax = -INFINITY, .ymax = 0 };
+	for (size_t s = 0; s < c->nseries; s++)
+		for (size_t i = 0; i < c->series[s].n; i++) {
+			double x = c->series[s].x[i], y = c->series[s].y[i];
+			if (!isfinite(x) || !isfinite(y))
+				continue;
+			f.xmin = fmin(f.xmin, x), f.xmax = fmax(f.xmax, x), f.ymax = fmax(f.ymax, y);
+		}
+	for (size_t i = 0; i < c->nmarkers; i++)
+		if (isfinite(c->markers[i].x) && isfinite(c->markers[i].y)) {
+			f.xmin = fmin(f.xmin, c->markers[i].x), f.xmax = fmax(f.xmax, c->markers[i].x);
+			f.ymax = fmax(f.ymax, c->markers[i].y);
+		}
+	for (size_t i = 0; i < c->nvlines; i++)
+		if (isfinite(c->vlines[i].x))
+			f.xmin = fmin(f.xmin, c->vlines[i].x), f.xmax = fmax(f.xmax, c->vlines[i].x);
+	if (!(f.xmin <= f.xmax))
+		f.xmin = 0, f.xmax = 1;
+	if (f.xmin > 0) /* time and spans start at 0 */
+		f.xmin = 0;
+	if (f.xmax == f.xmin)
+		f.xmax = f.xmin + 1;
+	double ystep = tick_step(f.ymax > 0 ? f.ymax : 1);
+	f.ymax = ceil((f.ymax > 0 ? f.ymax : 1) / ystep) * ystep;
+
+	/* legend: series, then the peak dot and the mark line if there are any */
+	double legend_top = 36, x = LINE_LEFT, legend_rows = 1;
+	size_t nitems = c->nseries + (c->nmarkers > 0) + (c->nvlines > 0);
+	for (size_t i = 0; i < nitems; i++) {
+		const char *name = i < c->nseries ? c->series[i].name : "";
+		double w = 26 + 6.5 * (double)utf8_chars(name ? name : "") + 14;
+		if (x + w > f.right && x > LINE_LEFT)
+			x = LINE_LEFT, legend_rows++;
+		x += w;
+	}
+	f.top = legend_top + legend_rows * LEGEND_ROW_H + 12;
+	f.bottom = f.top + LINE_PLOT_H;
+	double height = f.bottom + 44;
+	double width = fmax(LINE_W, 20 + 8.6 * (double)utf8_chars(title));
+
+	svg_open(width, height, title, standalone, out);
+	fputs("<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">", out);
+	render_xml_escaped(title, out);
+	fputs("</text>\n<g class=\"legend\">\n", out);
+	x = LINE_LEFT;
+	double y = legend_top;
+	for (size_t i = 0; i < nitems; i++) {
+		const char *name = i < c->nseries ? c->series[i].name :
+				   i == c->nseries && c->nmarkers ? "peak" : "mark";
+		double w = 26 + 6.5 * (double)utf8_chars(name ? name : "") + 14;
+		if (x + w > f.right && x > LINE_LEFT)
+			x = LINE_LEFT, y += LEGEND_ROW_H;
+		if (i < c->nseries)
+			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+				"stroke-width=\"%s\"%s/>", x, y + 5, x + 20, y + 5,
+				series_colour(c->series[i].colour), c->series[i].thin ? "1" : "2",
+				c->series[i].thin ? " stroke-dasharray=\"4 3\"" : "");
+		else if (i == c->nseries && c->nmarkers)
+			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#777\" stroke=\"#fff\"/>",
+				x + 10, y + 5);
+		else
+			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" "
+				"stroke-dasharray=\"2 2\"/>", x + 10, y - 1, x + 10, y + 11);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 26, y + 9);
+		render_xml_escaped(name ? name : "", out);
+		fputs("</text>\n", out);
+		x += w;
+	}
+	fputs("</g>\n", out);
+
+	/* axes: y grid with labels, x ticks with SI labels, the units */
+	fputs("<g class=\"axis\" font-size=\"10\">\n", out);
+	char buf[32];
+	/* Ticks by index, never by accumulating: a step below the values' precision must not
+	 * loop forever. */
+	for (int k = 0; k <= 20 && k * ystep <= f.ymax + ystep / 2; k++) {
+		double v = k * ystep, ty = line_py(&f, v);
+		si_label(v, buf, sizeof buf);
+		fprintf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			"<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			f.left, ty, f.right, ty, f.left - 6, ty + 3.5, buf);
+	}
+	double xstep = tick_step(f.xmax - f.xmin);
+	double xfirst = ceil(f.xmin / xstep) * xstep;
+	for (int k = 0; k <= 20 && xfirst + k * xstep <= f.xmax + xstep * 1e-9; k++) {
+		double v = xfirst + k * xstep, tx = line_px(&f, v);
+		si_label(fabs(v) < xstep * 1e-9 ? 0 : v, buf, sizeof buf);
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+			tx, f.bottom, tx, f.bottom + 4, tx, f.bottom + 15, buf);
+	}
+	fprintf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#333\"/>"
+		"<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+		f.left, f.top, f.left, f.bottom, f.left, f.bottom, f.right, f.bottom);
+	fprintf(out, "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">",
+		(f.top + f.bottom) / 2);
+	render_xml_escaped(c->y_unit && *c->y_unit ? c->y_unit : "", out);
+	fprintf(out, "</text>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+		(f.left + f.right) / 2, f.bottom + 32);
+	render_xml_escaped(c->x_unit && *c->x_unit ? c->x_unit : "", out);
+	fputs("</text>\n</g>\n", out);
+
+	/* marks: dashed vertical lines, the label written downwards along the line */
+	if (c->nvlines) {
+		fputs("<g class=\"marks\" font-size=\"10\" fill=\"#555\">\n", out);
+		for (size_t i = 0; i < c->nvlines && i < LINE_MAX_VLINES; i++) {
+			const struct line_vline *v = &c->vlines[i];
+			if (!isfinite(v->x))
+				continue;
+			double vx = line_px(&f, v->x);
+			size_t len = utf8_prefix(v->label ? v->label : "", 40, NULL);
+			fprintf(out, "<g><title>mark at %.0f: ", v->x);
+			render_xml_escaped(v->label ? v->label : "", out);
+			fprintf(out, "</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#888\" stroke-dasharray=\"2 2\"/>"
+				"<text transform=\"translate(%.1f %.1f) rotate(90)\">",
+				vx, f.top, vx, f.bottom, vx + 3, f.top + 4);
+			render_xml_escaped_n(v->label ? v->label : "", len, out);
+			fputs("</text></g>\n", out);
+		}
+		fputs("</g>\n", out);
+	}
+	for (size_t s = 0; s < c->nseries; s++)
+		line_path(&f, &c->series[s], out);
+	if (c->nmarkers) {
+		fputs("<g class=\"peaks\">\n", out);
+		for (size_t i = 0; i < c->nmarkers && i < LINE_MAX_MARKERS; i++) {
+			const struct line_marker *mk = &c->markers[i];
+			if (!isfinite(mk->x) || !isfinite(mk->y))
+				continue;
+			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" stroke=\"#fff\"><title>",
+				line_px(&f, mk->x), line_py(&f, mk->y), series_colour(mk->colour));
+			render_xml_escaped(mk->label ? mk->label : "", out);
+			fputs("</title></circle>\n", out);
+		}
+		fputs("</g>\n", out);
+	}
+	if (c->nmarkers > LINE_MAX_MARKERS || c->nvlines > LINE_MAX_VLINES)
+		fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"10\" fill=\"#c00\">drawn: the first "
+			"%d peaks and %d marks (see the tables)</text>\n", f.left + 6, f.top + 12,
+			LINE_MAX_MARKERS, LINE_MAX_VLINES);
+	bool empty = true;
+	for (size_t s = 0; s < c->nseries; s++)
+		empty &= c->series[s].n == 0;
+	if (empty)
+		fprintf(out, "<text x=\"%.0f\" y=\"%.1f\">(no samples)</text>\n", f.left + 10, f.bottom - 10);
+	fputs("</svg>\n", out);
+}
+
+int render_lines_svg(const struct table *t, FILE *out)
+{
+	if (!t->lines) {
+		errno = EINVAL;
+		return -1;
+	}
+	render_svg_lines(t, true, out);
 	return render_finish(out);
 }
 

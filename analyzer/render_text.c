@@ -58,7 +58,7 @@ static const char *cell_text(const struct table *t, size_t row, size_t col, char
 	const struct cell *c = table_cell_c(t, row, col);
 	if (c->kind == CELL_STR)
 		return c->s ? c->s : "";
-	const char *num = render_number(&t->cols[col], c, buf, FLOAT_HUMAN);
+	const char *num = render_cell_number(t, col, c, buf, FLOAT_HUMAN);
 	return num ? num : "-";
 }
 
@@ -85,7 +85,7 @@ static void render_grid(const struct table *t, FILE *out)
 		width[c] = text_put_str(col_title(&t->cols[c]), NULL);
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t c = 0; c < t->ncols; c++) {
-			size_t w = text_put_str(cell_text(t, r, c, buf), NULL);
+			size_t w = render_tree_indent(t, r, c) + text_put_str(cell_text(t, r, c, buf), NULL);
 			if (w > width[c])
 				width[c] = w;
 		}
@@ -108,8 +108,10 @@ static void render_grid(const struct table *t, FILE *out)
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c)
 				fputs("  ", out);
-			put_aligned(cell_text(t, r, c, buf), width[c], render_col_numeric(&t->cols[c]),
-				    c + 1 == t->ncols, out);
+			size_t indent = render_tree_indent(t, r, c); /* 0 unless a tree's label */
+			pad(indent, out);
+			put_aligned(cell_text(t, r, c, buf), width[c] - indent,
+				    render_col_numeric(&t->cols[c]), c + 1 == t->ncols, out);
 		}
 		putc('\n', out);
 	}
@@ -212,8 +214,11 @@ int render_text(const struct report *r, FILE *out)
 	identity_line("dump:      ", r->dump, out);
 	identity_line("time:      ", r->time, out);
 	fprintf(out, "page size: %" PRIu32 "\n", r->page_size);
-	fprintf(out, "snapshot:  %" PRIu64 " (%" PRIu64 " in input)\n", r->snapshot_seq,
-		r->snapshots);
+	if (r->snapshots)
+		fprintf(out, "snapshot:  %" PRIu64 " (%" PRIu64 " in input)\n", r->snapshot_seq,
+			r->snapshots);
+	else
+		fprintf(out, "snapshot:  none (%s)\n", RENDER_NO_SNAPSHOT);
 	identity_line("excluded:  ", r->excluded, out);
 
 	if (r->partial) {

@@ -49,7 +49,61 @@ void table_free(struct table *t)
 	for (size_t i = 0; i < t->ncols; i++)
 		free((char *)t->cols[i].name), free((char *)t->cols[i].title);
 	free(t->cells), free(t->cols), free(t->id), free(t->title), free(t->note), free(t->chart);
+	line_chart_free(t->lines);
+	free(t->decimals);
 	free(t);
+}
+
+struct line_chart *line_chart_new(const char *title, const char *x_unit, const char *y_unit)
+{
+	struct line_chart *c = xcalloc(1, sizeof *c);
+	c->title = xstrdup(title);
+	c->x_unit = xstrdup(x_unit);
+	c->y_unit = xstrdup(y_unit);
+	return c;
+}
+
+struct line_series *line_chart_add_series(struct line_chart *c, const char *name,
+					  const char *colour, bool thin, size_t n)
+{
+	c->series = xrealloc(c->series, (c->nseries + 1) * sizeof *c->series);
+	struct line_series *s = &c->series[c->nseries++];
+	s->name = xstrdup(name);
+	s->colour = xstrdup(colour);
+	s->thin = thin;
+	s->n = n;
+	s->x = xcalloc(n ? n : 1, sizeof *s->x);
+	s->y = xcalloc(n ? n : 1, sizeof *s->y);
+	return s;
+}
+
+void line_chart_add_marker(struct line_chart *c, double x, double y, const char *colour,
+			   const char *label)
+{
+	c->markers = xrealloc(c->markers, (c->nmarkers + 1) * sizeof *c->markers);
+	c->markers[c->nmarkers++] = (struct line_marker){ x, y, xstrdup(colour), xstrdup(label) };
+}
+
+void line_chart_add_vline(struct line_chart *c, double x, const char *label)
+{
+	c->vlines = xrealloc(c->vlines, (c->nvlines + 1) * sizeof *c->vlines);
+	c->vlines[c->nvlines++] = (struct line_vline){ x, xstrdup(label) };
+}
+
+void line_chart_free(struct line_chart *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nseries; i++)
+		free(c->series[i].name), free(c->series[i].colour), free(c->series[i].x),
+			free(c->series[i].y);
+	for (size_t i = 0; i < c->nmarkers; i++)
+		free(c->markers[i].colour), free(c->markers[i].label);
+	for (size_t i = 0; i < c->nvlines; i++)
+		free(c->vlines[i].label);
+	free(c->series), free(c->markers), free(c->vlines);
+	free(c->title), free(c->x_unit), free(c->y_unit);
+	free(c);
 }
 
 size_t table_add_row(struct table *t)
@@ -107,6 +161,14 @@ void table_set_f64(struct table *t, size_t row, size_t col, double v)
 	struct cell *c = reset(t, row, col);
 	c->kind = CELL_F64;
 	c->f = v;
+}
+
+void table_set_decimals(struct table *t, size_t col, unsigned char decimals)
+{
+	if (!t->decimals)
+		t->decimals = xcalloc(t->ncols ? t->ncols : 1, 1);
+	if (col < t->ncols)
+		t->decimals[col] = decimals;
 }
 
 void table_set_note(struct table *t, const char *fmt, ...)

@@ -68,6 +68,45 @@ struct chart {
 	struct chart_series series[16];
 };
 
+/* Line charts (the working set over time, wss ref vs est): x ascending per series. The
+ * renderer draws at most a few points per pixel column (first, min, max, last of the points
+ * that fall in it), so a series of a million samples keeps its peaks and stays small. */
+struct line_series {
+	char *name;       /* legend text */
+	char *colour;     /* a colour key as the bar charts use ("code", "data", ...) */
+	bool thin;        /* a secondary line: thinner and dashed */
+	size_t n;
+	double *x, *y;    /* n points each, owned */
+};
+
+struct line_marker { /* a dot with a tooltip, e.g. a detected peak */
+	double x, y;
+	char *colour, *label;
+};
+
+struct line_vline { /* a labelled vertical line, e.g. a phase mark */
+	double x;
+	char *label;
+};
+
+struct line_chart {
+	char *title, *x_unit, *y_unit;
+	size_t nseries, nmarkers, nvlines;
+	struct line_series *series;
+	struct line_marker *markers;
+	struct line_vline *vlines;
+};
+
+struct line_chart *line_chart_new(const char *title, const char *x_unit, const char *y_unit);
+/* A new series with room for n points (fill x[i], y[i]); the pointer stays valid until the
+ * next line_chart_add_series. */
+struct line_series *line_chart_add_series(struct line_chart *c, const char *name,
+					  const char *colour, bool thin, size_t n);
+void line_chart_add_marker(struct line_chart *c, double x, double y, const char *colour,
+			   const char *label);
+void line_chart_add_vline(struct line_chart *c, double x, const char *label);
+void line_chart_free(struct line_chart *c);
+
 struct table {
 	char *id;    /* "summary", "resmap", "unit-totals", ... */
 	char *title; /* "Per-process summary (pages)" */
@@ -78,6 +117,14 @@ struct table {
 	size_t nrows, cap;
 	struct cell *cells; /* row-major, nrows * ncols */
 	struct chart *chart; /* NULL if the table has no chart */
+	struct line_chart *lines; /* NULL if the table has no line chart */
+	/* A tree in preorder (the alloc tree): text and HTML indent the string cell of
+	 * tree_label_col by the U64 depth in tree_depth_col; CSV and JSON stay flat. */
+	bool tree;
+	size_t tree_label_col, tree_depth_col;
+	/* NULL, or per column the digits after the point of a CELL_F64 shown to people (text,
+	 * HTML; 0 = the usual 2); CSV and JSON are always exact. See table_set_decimals. */
+	unsigned char *decimals;
 };
 
 struct report {
@@ -104,6 +151,7 @@ void table_set_str(struct table *t, size_t row, size_t col, const char *s);
 void table_set_u64(struct table *t, size_t row, size_t col, uint64_t v);
 void table_set_i64(struct table *t, size_t row, size_t col, int64_t v);
 void table_set_f64(struct table *t, size_t row, size_t col, double v);
+void table_set_decimals(struct table *t, size_t col, unsigned char decimals);
 void table_set_note(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Sort rows by column col (descending if desc); strings compare with strcmp. */
 void table_sort(struct table *t, size_t col, bool desc);
@@ -121,6 +169,8 @@ int render_json(const struct report *r, FILE *out);
 int render_html(const struct report *r, FILE *out);
 /* One chart as a standalone SVG document (used by render_html and by --svg DIR). */
 int render_chart_svg(const struct table *t, FILE *out);
+/* A table's line chart as a standalone SVG document; EINVAL if it has none. */
+int render_lines_svg(const struct table *t, FILE *out);
 /* One resident map as SVG: the group whose rows start at row `first` (analyses emit each
  * group's rows together; see render_map_group_end). Returns -1 with errno EINVAL if t is
  * not a STYLE_MAP table or first is out of range. */

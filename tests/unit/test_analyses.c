@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- loading ------------------------------------------------------------------------------ */
 
@@ -903,6 +904,404 @@ static void test_trailwarn(void)
 	unload(&L);
 }
 
+
+/* ---- trace records (ws peak hot obj alloc frame mark wss) ---------------------------------- */
+
+/* Write text to a temporary record file; returns its malloc'd path. */
+static char *trace_file(const char *text)
+{
+	char *path = strdup("/tmp/test_analyses_trace_XXXXXX");
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!CHECK(f != NULL, "cannot create %s", path))
+		return path;
+	fputs("pagesleuth-records 1.0\n"
+	      "header source=test arch=x86_64 endian=little page_size=4096 dump=t time=x\n", f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static const char trace_text[] =
+	"frame id=10 ip=401000 fn=fill file=t.c line=7 obj=/t\n"                        /* 3 */
+	"frame id=11 ip=401100 fn=main file=t.c line=20 obj=/t\n"
+	"frame id=12 ip=7f00 fn=- file=- line=- obj=/lib/libc.so.6\n"
+	"mark t=0 text=start\n"
+	"ws t=100 tid=0 code=2 data=3 tau=200\n"                                         /* 7 */
+	"ws t=100 tid=7 code=2 data=1 tau=200\n"
+	"ws t=200 tid=0 code=4 data=9 tau=200\n"
+	"ws t=200 tid=7 code=1 data=8 tau=200\n"
+	"ws t=300 tid=0 code=3 data=9 tau=200 final=1 avg_code=3.000 avg_data=7.000 peak_code=4 "
+	"peak_data=9 total_code=5 total_data=12\n"                                       /* 11 */
+	"peak t=200 tid=7 kind=data pages=9 stack=10,11\n"
+	"peak t=200 tid=0 kind=code pages=4 stack=12\n"
+	"mark t=250 tid=7 text=phase%202%20%3C%26%3E\n"
+	"hot page=10000 kind=data accesses=40 frame=10\n"
+	"hot page=401000 kind=code accesses=90 frame=11\n"
+	"hot page=20000 kind=data accesses=40 frame=-\n"
+	"obj id=1 kind=heap name=fill size=64 blocks=4 loads=3 stores=5 bload=24 bstore=40 stack=10,11\n"
+	"obj id=2 kind=global name=table size=128 blocks=1 loads=9 stores=0 bload=72 bstore=0 stack=- "
+	"file=t.c line=2\n"
+	"obj id=3 kind=heap name=main size=16 blocks=1 loads=1 stores=7 bload=8 bstore=56 stack=11\n"
+	"alloc id=5 parent=- group=db cur=10 peak=30 max=40 total=100 blocks=3 frame=-\n"
+	"alloc id=6 parent=5 group=db cur=4 peak=10 max=12 total=20 blocks=1 frame=10\n"
+	"alloc id=8 parent=7 group=db cur=6 peak=20 max=28 total=80 blocks=2 frame=12\n" /* child first */
+	"alloc id=7 parent=5 group=db cur=6 peak=20 max=28 total=80 blocks=2 frame=11\n"
+	"alloc id=1 parent=- group=other cur=1 peak=40 max=40 total=41 blocks=2 frame=-\n"
+	"wss pid=9 method=idle mode=profile seq=0 dur=0.010 est=0.012 rss=4194304 pss=2097152 "
+	"ref=524288 t=12000000\n"
+	"wss pid=9 method=idle mode=profile seq=1 dur=0.020 est=0.021 rss=4194304 pss=- ref=1048576 "
+	"t=33000000\n";
+
+static void expect_f_at(const struct table *t, long row, const char *col, double want, int line)
+{
+	const struct cell *c = cell_at(t, row, col, line);
+	if (c)
+		check_at(c->kind == CELL_F64 && c->f == want, __FILE__, line,
+			 "table %s row %ld: %s = %.17g, expected %.17g", t->id, row, col,
+			 c->kind == CELL_F64 ? c->f : -1.0, want);
+}
+#define EXPECT_F(t, row, col, want) expect_f_at((t), (row), (col), (want), __LINE__)
+
+static void expect_none_at(const struct table *t, long row, const char *col, int line)
+{
+	const struct cell *c = cell_at(t, row, col, line);
+	if (c)
+		check_at(c->kind == CELL_NONE, __FILE__, line, "table %s row %ld: %s is set, expected empty",
+			 t->id, row, col);
+}
+#define EXPECT_NONE(t, row, col) expect_none_at((t), (row), (col), __LINE__)
+
+static bool trace_load(struct model *m, const char *text, char **err)
+{
+	char *path = trace_file(text);
+	struct model_options opt = { .snapshot = -1 };
+	*err = NULL;
+	int rc = model_load(m, path, &opt, err);
+	if (*err) { /* messages name the file: make them comparable */
+		char *p = strstr(*err, path);
+		if (p) {
+			memmove(*err + 1, p + strlen(path), strlen(p + strlen(path)) + 1);
+			(*err)[0] = 'F';
+		}
+	}
+	unlink(path);
+	free(path);
+	return rc == 0;
+}
+
+static void test_trace(void)
+{
+	struct model m;
+	char *err;
+	check_context = "trace_text";
+	if (!CHECK(trace_load(&m, trace_text, &err), "model_load: %s", err ? err : "?")) {
+		free(err);
+		return;
+	}
+	CHECK_U64(m.snapshots, 0);
+	CHECK(m.complete, "a trace file without warn records is complete");
+	CHECK(m.warnings == NULL, "unexpected warnings: %s", m.warnings ? m.warnings : "");
+	struct report r = { 0 };
+	model_describe(&m, &r);
+	CHECK(!r.partial, "trace report partial: %s", r.partial_why ? r.partial_why : "");
+	an_trace_ws(&m, &r);
+	an_trace_ws_series(&m, &r);
+	an_trace_peaks(&m, &r);
+	an_trace_hot(&m, &r);
+	CHECK(an_trace_obj(&m, NULL, &r) == 0, "obj with the default sort");
+	an_trace_alloc(&m, &r);
+	an_wss(&m, &r);
+
+	/* tid 0: code 2,4,3 -> avg 9/3 = 3, peak 4 at 200; data 3,9,9 -> avg 21/3 = 7, peak 9
+	 * first reached at 200; totals from the final record. tid 7: code 2,1 -> 1.5, peak 2 at
+	 * 100; data 1,8 -> 4.5, peak 8 at 200; no final record. One peak record each. */
+	const struct table *ws = TAB(&r, "ws");
+	EXPECT_NROWS(ws, 2);
+	EXPECT_U(ws, 0, "tid", 0); /* the process first */
+	EXPECT_S(ws, 0, "scope", "process");
+	EXPECT_ROW(ws, 0, { "samples", 3 }, { "first_t", 100 }, { "last_t", 300 }, { "tau", 200 },
+		   { "peak_code", 4 }, { "peak_code_t", 200 }, { "peak_data", 9 }, { "peak_data_t", 200 },
+		   { "total_code", 5 }, { "total_data", 12 }, { "peaks", 1 });
+	EXPECT_F(ws, 0, "avg_code", 3.0);
+	EXPECT_F(ws, 0, "avg_data", 7.0);
+	EXPECT_U(ws, 1, "tid", 7);
+	EXPECT_S(ws, 1, "scope", "thread");
+	EXPECT_ROW(ws, 1, { "samples", 2 }, { "peak_code", 2 }, { "peak_code_t", 100 },
+		   { "peak_data", 8 }, { "peak_data_t", 200 }, { "peaks", 1 });
+	EXPECT_F(ws, 1, "avg_code", 1.5);
+	EXPECT_F(ws, 1, "avg_data", 4.5);
+	EXPECT_NONE(ws, 1, "total_code");
+	if (ws && CHECK(ws->lines != NULL, "ws table without its line chart")) {
+		const struct line_chart *c = ws->lines;
+		CHECK_U64(c->nseries, 2);
+		CHECK_U64(c->nmarkers, 2);
+		CHECK_U64(c->nvlines, 2);
+		if (c->nseries == 2) {
+			CHECK_U64(c->series[0].n, 3); /* the process's series */
+			CHECK(c->series[1].x[1] == 200 && c->series[1].y[1] == 9, "data point 1");
+		}
+		if (c->nvlines == 2)
+			CHECK_STR(c->vlines[1].label, "phase 2 <&>");
+		if (c->nmarkers == 2)
+			CHECK_STR(c->markers[0].label, "peak data 9 pages at t=200, tid 7: fill t.c:7");
+	}
+	const struct table *mk = TAB(&r, "marks");
+	EXPECT_NROWS(mk, 2);
+	EXPECT_U(mk, 0, "t", 0);
+	EXPECT_NONE(mk, 0, "tid");
+	EXPECT_S(mk, 1, "text", "phase 2 <&>");
+	const struct table *se = TAB(&r, "ws-series");
+	EXPECT_NROWS(se, 5); /* tid 0's three samples, then tid 7's two */
+	EXPECT_ROW(se, 2, { "tid", 0 }, { "t", 300 }, { "code", 3 }, { "data", 9 });
+	EXPECT_ROW(se, 3, { "tid", 7 }, { "t", 100 }, { "code", 2 }, { "data", 1 });
+
+	const struct table *pk = TAB(&r, "peaks");
+	EXPECT_NROWS(pk, 2);
+	EXPECT_ROW(pk, 0, { "peak", 1 }, { "t", 200 }, { "tid", 7 }, { "pages", 9 }, { "line", 7 });
+	EXPECT_S(pk, 0, "kind", "data");
+	EXPECT_S(pk, 0, "fn", "fill");
+	EXPECT_S(pk, 0, "file", "t.c");
+	EXPECT_S(pk, 0, "stack", "fill t.c:7 <- main t.c:20");
+	EXPECT_S(pk, 1, "kind", "code");
+	EXPECT_S(pk, 1, "fn", "0x7f00"); /* no function: the ip */
+	EXPECT_NONE(pk, 1, "line");
+	EXPECT_S(pk, 1, "stack", "0x7f00 (libc.so.6)");
+
+	/* no rank= on the records: by accesses 90, 40, 40; the tie by address 10000 < 20000 */
+	const struct table *hot = TAB(&r, "hot");
+	EXPECT_NROWS(hot, 3);
+	EXPECT_ROW(hot, 0, { "rank", 1 }, { "page", 0x401000 }, { "accesses", 90 }, { "line", 20 });
+	EXPECT_S(hot, 0, "fn", "main");
+	EXPECT_ROW(hot, 1, { "rank", 2 }, { "page", 0x10000 }, { "accesses", 40 });
+	EXPECT_S(hot, 1, "object", "/t");
+	EXPECT_ROW(hot, 2, { "rank", 3 }, { "page", 0x20000 });
+	EXPECT_NONE(hot, 2, "fn");
+	if (hot)
+		CHECK_CONTAINS(hot->note, "ranked by accesses");
+
+	/* accesses = loads + stores: 3+5 = 8, 9+0 = 9, 1+7 = 8; descending, ties in file order */
+	const struct table *ob = TAB(&r, "obj");
+	EXPECT_NROWS(ob, 3);
+	EXPECT_ROW(ob, 0, { "id", 2 }, { "accesses", 9 }, { "size", 128 });
+	EXPECT_S(ob, 0, "where", "t.c:2");
+	EXPECT_S(ob, 0, "kind", "global");
+	EXPECT_ROW(ob, 1, { "id", 1 }, { "accesses", 8 }, { "loads", 3 }, { "stores", 5 },
+		   { "bload", 24 }, { "bstore", 40 }, { "blocks", 4 });
+	EXPECT_S(ob, 1, "where", "fill t.c:7 <- main t.c:20");
+	EXPECT_ROW(ob, 2, { "id", 3 }, { "accesses", 8 });
+
+	/* roots by peak: 1 (40) before 5 (30); under 5: 7 (20) before 6 (10); 8 under 7 */
+	const struct table *al = TAB(&r, "alloc");
+	EXPECT_NROWS(al, 5);
+	static const uint64_t order[5] = { 1, 5, 7, 8, 6 }, depth[5] = { 0, 0, 1, 2, 1 };
+	static const char *const node[5] = { "other", "db", "main t.c:20", "0x7f00 (libc.so.6)",
+					     "fill t.c:7" };
+	for (long i = 0; i < 5 && al && al->nrows == 5; i++) {
+		EXPECT_ROW(al, i, { "id", order[i] }, { "depth", depth[i] });
+		EXPECT_S(al, i, "node", node[i]);
+	}
+	EXPECT_NONE(al, 0, "parent");
+	EXPECT_ROW(al, 3, { "parent", 7 }, { "cur", 6 }, { "peak", 20 }, { "max", 28 }, { "total", 80 },
+		   { "blocks", 2 });
+	if (al) {
+		CHECK(al->tree && al->tree_label_col == (size_t)col_of(al, "node") &&
+		      al->tree_depth_col == (size_t)col_of(al, "depth"), "alloc table is not a tree");
+		CHECK_CONTAINS(al->note, "global heap peak: 70 bytes"); /* 40 + 30 */
+	}
+
+	/* MB = bytes / 2^20: 4194304 -> 4, 2097152 -> 2, 524288 -> 0.5 */
+	const struct table *w = TAB(&r, "wss");
+	EXPECT_NROWS(w, 2);
+	EXPECT_ROW(w, 0, { "pid", 9 }, { "seq", 0 }, { "t_ns", 12000000 });
+	EXPECT_S(w, 0, "method", "idle");
+	EXPECT_S(w, 0, "mode", "profile");
+	EXPECT_F(w, 0, "est_s", 0.012);
+	EXPECT_F(w, 0, "dur_s", 0.010);
+	EXPECT_F(w, 0, "rss_mb", 4.0);
+	EXPECT_F(w, 0, "pss_mb", 2.0);
+	EXPECT_F(w, 0, "ref_mb", 0.5);
+	EXPECT_NONE(w, 1, "pss_mb");
+	EXPECT_F(w, 1, "ref_mb", 1.0);
+	if (w && CHECK(w->lines != NULL, "a profile run has no chart")) {
+		CHECK_U64(w->lines->nseries, 2); /* ref, and rss thin */
+		if (w->lines->nseries == 2)
+			CHECK(w->lines->series[0].n == 2 && w->lines->series[0].x[1] == 0.021 &&
+			      w->lines->series[0].y[1] == 1.0 && w->lines->series[1].thin,
+			      "wss chart points");
+	}
+	report_free(&r);
+
+	/* --sort: strings ascending, numbers descending, :asc / :desc override; ties in file order */
+	struct report r2 = { 0 };
+	CHECK(an_trace_obj(&m, "name", &r2) == 0, "sort by name");
+	CHECK(an_trace_obj(&m, "bstore:asc", &r2) == 0, "sort by bstore:asc");
+	CHECK(an_trace_obj(&m, "nosuch", &r2) == -1, "sort by a column that does not exist");
+	CHECK(an_trace_obj(&m, "name:up", &r2) == -1, "sort direction that does not exist");
+	CHECK_U64(r2.ntables, 2);
+	if (r2.ntables == 2) {
+		EXPECT_S(r2.tables[0], 0, "name", "fill");
+		EXPECT_S(r2.tables[0], 1, "name", "main");
+		EXPECT_S(r2.tables[0], 2, "name", "table");
+		EXPECT_U(r2.tables[1], 0, "id", 2); /* bstore 0, 40, 56 */
+		EXPECT_U(r2.tables[1], 1, "id", 1);
+		EXPECT_U(r2.tables[1], 2, "id", 3);
+	}
+	report_free(&r2);
+	model_free(&m);
+	check_context = NULL;
+}
+
+/* A writer summary that disagrees with the samples is a warning, not an error. */
+static void test_trace_summary_disagrees(void)
+{
+	struct model m;
+	char *err;
+	if (!CHECK(trace_load(&m, "ws t=1 tid=0 code=1 data=2\n"
+			      "ws t=2 tid=0 code=3 data=4 final=1 avg_code=2.000 avg_data=9.000 "
+			      "peak_code=3 peak_data=5\n", &err), "load: %s", err ? err : "?")) {
+		free(err);
+		return;
+	}
+	CHECK_CONTAINS(m.warnings, ":4: ws final summary of tid 0 says peak_data=5, its samples' maximum is 4");
+	CHECK_CONTAINS(m.warnings, "says avg_data=9.000, its samples' average is 3.000");
+	CHECK(m.warnings && !strstr(m.warnings, "code"), "code agrees: %s", m.warnings);
+	model_free(&m);
+
+	/* The Valgrind tool's form: the summary as its own record (code=- data=-), and a thread
+	 * that ended before its first sample (a summary, no samples). samples=3 disagrees. */
+	if (!CHECK(trace_load(&m, "ws t=10 tid=0 code=1 data=2\n"
+			      "ws t=20 tid=0 code=3 data=6\n"
+			      "ws t=20 tid=0 code=- data=- final=1 samples=3 avg_code=2.000 avg_data=4.000 "
+			      "peak_code=3 peak_data=6 total_code=7 total_data=9\n"
+			      "ws t=20 tid=5 code=- data=- final=1 samples=0 avg_code=- avg_data=- "
+			      "total_code=1 total_data=2\n", &err), "load: %s", err ? err : "?")) {
+		free(err);
+		return;
+	}
+	CHECK_CONTAINS(m.warnings, ":5: ws final summary of tid 0 counts samples=3, the file holds 2");
+	CHECK(!strstr(m.warnings ? m.warnings : "", "avg"), "averages agree: %s", m.warnings);
+	struct report r = { 0 };
+	an_trace_ws(&m, &r);
+	const struct table *ws = TAB(&r, "ws");
+	EXPECT_NROWS(ws, 2);
+	EXPECT_ROW(ws, 0, { "tid", 0 }, { "samples", 2 }, { "last_t", 20 }, { "peak_data", 6 },
+		   { "total_code", 7 }, { "total_data", 9 });
+	EXPECT_F(ws, 0, "avg_data", 4.0); /* (2 + 6) / 2: the summary is not a sample */
+	EXPECT_ROW(ws, 1, { "tid", 5 }, { "samples", 0 }, { "total_code", 1 }, { "total_data", 2 });
+	EXPECT_NONE(ws, 1, "first_t");
+	EXPECT_NONE(ws, 1, "avg_code");
+	EXPECT_NONE(ws, 1, "peak_code");
+	if (ws && CHECK(ws->lines != NULL, "no chart") && ws->lines->nseries)
+		CHECK_U64(ws->lines->series[0].n, 2);
+	report_free(&r);
+	model_free(&m);
+}
+
+/* Malformed trace records: one "FILE:LINE: reason" each (line 3 is the first record). */
+static void test_trace_errors(void)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "peak t=1 tid=0 kind=data pages=3 stack=7\n",
+		  "F:3: peak record: stack refers to frame 7, which no earlier frame record defines" },
+		{ "hot page=10 kind=code accesses=1 frame=1\nframe id=1 fn=a\n",
+		  "F:3: hot record: frame refers to frame 1, which no earlier" },
+		{ "frame id=1 fn=a\nframe id=1 fn=b\n", "F:4: frame record: id 1 is defined twice" },
+		{ "obj id=4 kind=heap loads=1 stores=1\nobj id=4 kind=heap loads=1 stores=1\n",
+		  "F:4: obj record: id 4 is defined twice" },
+		{ "ws t=1 tid=0 data=1\n", "F:3: ws record: missing code=" },
+		{ "ws t=1 tid=0 code=- data=1\n", "F:3: ws record: code=- : this value must be known" },
+		{ "ws t=1 tid=0 code=1x data=1\n", "F:3: ws record: code=1x is not a decimal number" },
+		{ "ws t=1 tid=0 code=-1 data=1\n", "F:3: ws record: code=-1 is not a decimal number" },
+		{ "ws t=5 tid=0 code=1 data=1\nws t=4 tid=0 code=1 data=1\n",
+		  "F:4: ws record: t=4 goes back in time (the previous sample of tid 0 is at t=5)" },
+		{ "hot page=xyz kind=code accesses=1\n", "F:3: hot record: page=xyz is not a hexadecimal number" },
+		{ "hot page=10 kind=stack accesses=1\n", "F:3: hot record: kind=stack (expected code|data)" },
+		{ "hot page=10 kind=code accesses=1 rank=0\n", "F:3: hot record: rank=0" },
+		{ "wss pid=1 method=idle mode=once seq=0 est=nan ref=1\n",
+		  "F:3: wss record: est=nan is not a finite number" },
+		{ "wss pid=1 method=idle mode=once seq=0 est=inf ref=1\n",
+		  "F:3: wss record: est=inf is not a finite number" },
+		{ "wss pid=1 method=idle mode=once seq=0 est=-0.001 ref=1\n",
+		  "F:3: wss record: est=-0.001 is negative" },
+		{ "wss pid=1 method=idle mode=once seq=0 est=1.0 dur=-2 ref=1\n",
+		  "F:3: wss record: dur=-2 is negative" },
+		{ "wss pid=1 method=idle mode=once seq=0 est=1e3 ref=1\n",
+		  "F:3: wss record: est=1e3 is not a decimal number of seconds" },
+		{ "wss pid=1 method=guess mode=once seq=0 est=1 ref=1\n",
+		  "F:3: wss record: method=guess (expected referenced|idle)" },
+		{ "wss pid=1 method=idle mode=once seq=0 est=1\n", "F:3: wss record: missing ref=" },
+		{ "alloc id=1 parent=-\nalloc id=2 parent=9\n",
+		  "F:4: alloc record: parent=9 is not the id of any alloc record" },
+		{ "alloc id=1 parent=3\nalloc id=2 parent=1\nalloc id=3 parent=2\n",
+		  "F:3: alloc record: the parent links of id 1 form a cycle (1 -> 3 -> 2 -> 1)" },
+		{ "alloc id=1 parent=-\nalloc id=2 parent=3\nalloc id=3 parent=2\n",
+		  "F:4: alloc record: the parent links of id 2 form a cycle (2 -> 3 -> 2)" },
+		{ "alloc id=5 parent=5\n", "F:3: alloc record: id 5 is its own parent" },
+		{ "alloc id=5\n", "F:3: alloc record: missing parent=" },
+		{ "mark t=1\n", "F:3: mark record: missing text=" },
+		{ "peak t=1 tid=0 kind=code pages=1 stack=1,\n",
+		  "F:3: peak record: stack=1, is not a comma-separated list of frame ids" },
+		{ "ws t=18446744073709551615 tid=0 code=1 data=1\n", "F:3: ws record: t=18446744073709551615 is out of range" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct model m;
+		char *err;
+		check_context = cases[i].text;
+		if (trace_load(&m, cases[i].text, &err)) {
+			CHECK(false, "loaded, expected \"%s\"", cases[i].want);
+			model_free(&m);
+		} else {
+			CHECK(err && strncmp(err, cases[i].want, strlen(cases[i].want)) == 0,
+			      "error \"%s\", expected \"%s...\"", err ? err : "(none)", cases[i].want);
+		}
+		free(err);
+	}
+	check_context = NULL;
+}
+
+/* A chain of 200000 alloc nodes listed leaf first, and the same chain closed into a ring:
+ * the tree is resolved without recursion, the ring refused without hanging. */
+static void test_trace_deep(void)
+{
+	enum { N = 200000 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	for (int i = N; i >= 1; i--)
+		fprintf(f, "alloc id=%d parent=%s%.0d cur=1\n", i, i == 1 ? "-" : "", i == 1 ? 0 : i - 1);
+	fclose(f);
+	struct model m;
+	char *err;
+	if (CHECK(trace_load(&m, text, &err), "deep chain: %s", err ? err : "?")) {
+		struct report r = { 0 };
+		an_trace_alloc(&m, &r);
+		const struct table *al = TAB(&r, "alloc");
+		EXPECT_NROWS(al, N);
+		EXPECT_ROW(al, N - 1, { "id", N }, { "depth", N - 1 });
+		report_free(&r);
+		model_free(&m);
+	}
+	free(err);
+	/* the root now points at the leaf: one ring of N nodes */
+	char *root = strstr(text, "alloc id=1 parent=-");
+	if (CHECK(root != NULL, "no root line")) {
+		char *ring = NULL;
+		size_t rlen = 0;
+		FILE *g = open_memstream(&ring, &rlen);
+		fwrite(text, 1, (size_t)(root - text), g);
+		fprintf(g, "alloc id=1 parent=%d cur=1\n", N);
+		fclose(g);
+		CHECK(!trace_load(&m, ring, &err), "a ring of allocs loaded");
+		CHECK_CONTAINS(err, "form a cycle");
+		free(err);
+		free(ring);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	test_threads();
@@ -918,5 +1317,9 @@ int main(void)
 	test_overlap();
 	test_partial();
 	test_trailwarn();
+	test_trace();
+	test_trace_summary_disagrees();
+	test_trace_errors();
+	test_trace_deep();
 	return check_summary("test_analyses");
 }

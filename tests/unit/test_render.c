@@ -455,7 +455,7 @@ static void test_text(void)
 		"dump:      -\n"
 		"time:      -\n"
 		"page size: 0\n"
-		"snapshot:  0 (0 in input)\n"
+		"snapshot:  none (trace records only: the page analyses have nothing to show)\n"
 		"excluded:  -\n"
 		"\n"
 		"Escapes\n"
@@ -794,6 +794,172 @@ static void test_write_errors(void)
 	report_free(&r);
 }
 
+
+/* ---- line charts and trees (the trace analyses' tables) --------------------------------- */
+
+/* A table with a line chart: n points of a flat series of 1 with one spike of 1000 at point
+ * spike, a thin second series, a marker and a mark whose texts need escaping. */
+static struct table *lines_table(size_t n, size_t spike)
+{
+	static const struct column cols[] = { { "tid", "TID", CELL_U64, false } };
+	struct table *t = table_new("ws", "Working set", STYLE_GRID, 1, cols);
+	table_set_u64(t, table_add_row(t), 0, 0);
+	t->lines = line_chart_new("WSS <&> \"t\"", "instructions", "pages");
+	struct line_series *s = line_chart_add_series(t->lines, "data", "data", false, n);
+	for (size_t i = 0; i < n; i++)
+		s->x[i] = (double)i * 1000, s->y[i] = i == spike ? 1000 : 1;
+	s = line_chart_add_series(t->lines, "code <b>", "code", true, 2);
+	s->x[0] = 0, s->y[0] = 5, s->x[1] = (double)(n - 1) * 1000, s->y[1] = 5;
+	line_chart_add_marker(t->lines, (double)spike * 1000, 1000, "data", "peak <&> at fn \"x\"");
+	line_chart_add_vline(t->lines, 500, "phase <1> & 'two'");
+	return t;
+}
+
+/* The numbers of a path's d attribute: how many points it has. */
+static size_t path_points(const char *svg, const char *stroke)
+{
+	char needle[64];
+	snprintf(needle, sizeof needle, "stroke=\"%s\"", stroke);
+	const char *p = strstr(svg, "<path");
+	while (p && (!strstr(p, needle) || strstr(p, needle) > strchr(p, '>')))
+		p = strstr(p + 1, "<path");
+	if (!p)
+		return 0;
+	const char *d = strstr(p, " d=\"") + 4, *end = strchr(d, '"');
+	size_t n = 0;
+	for (; d < end; d++)
+		n += *d == 'M' || *d == 'L';
+	return n;
+}
+
+static void test_lines(void)
+{
+	struct table *t = lines_table(1000000, 777777);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = render_lines_svg(t, f);
+	fclose(f);
+	if (rc != 0)
+		fail("lines svg: returned %d", rc);
+	expect_well_formed("lines svg", buf);
+	expect_contains("lines svg", buf, "<title>WSS &lt;&amp;&gt; &quot;t&quot;</title>");
+	expect_contains("lines svg", buf, "peak &lt;&amp;&gt; at fn &quot;x&quot;");
+	expect_contains("lines svg", buf, "phase &lt;1&gt; &amp; &#39;two&#39;");
+	expect_contains("lines svg", buf, "code &lt;b&gt;");
+	expect_absent("lines svg", buf, "<&");
+	/* a million points become at most 4 per pixel column of the 858 px plot ... */
+	size_t pts = path_points(buf, "#f28e2b");
+	if (pts == 0 || pts > 4 * 858)
+		fail("lines svg: %zu points in the data path, expected 1..%d", pts, 4 * 858);
+	/* ... and the one-sample spike still reaches the top of the plot: y axis 0..1000, the
+	 * plot's top edge at y=64 (legend row at 36, 16 px, 12 px gap) */
+	expect_contains("lines svg", buf, " 64.0L");
+	expect_contains("lines svg", buf, "stroke-dasharray=\"4 3\""); /* the thin series */
+	if (len > 200000)
+		fail("lines svg: %zu bytes for a million points", len);
+	free(buf);
+
+	/* in the HTML report, after the table */
+	struct report r = { 0 };
+	set_identity(&r);
+	report_add(&r, t);
+	char *html = render(render_html, &r, "html lines");
+	expect_well_formed("html lines", html);
+	if (count(html, "<svg ") != 1)
+		fail("html lines: %zu svg images, expected 1", count(html, "<svg "));
+	free(html);
+	report_free(&r); /* frees t */
+
+	t = table_new("x", "No chart", STYLE_GRID, 0, NULL);
+	f = open_memstream(&buf, &len);
+	errno = 0;
+	rc = render_lines_svg(t, f);
+	fclose(f);
+	if (rc != -1 || errno != EINVAL || *buf)
+		fail("lines svg without a chart: rc %d", rc);
+	free(buf);
+	/* an empty series and a single point: no division by zero, still well-formed */
+	t->lines = line_chart_new("empty", "s", "MB");
+	line_chart_add_series(t->lines, "none", "data", false, 0);
+	f = open_memstream(&buf, &len);
+	render_lines_svg(t, f);
+	fclose(f);
+	expect_well_formed("lines svg, empty", buf);
+	expect_contains("lines svg, empty", buf, "(no samples)");
+	expect_absent("lines svg, empty", buf, "nan");
+	expect_absent("lines svg, empty", buf, "inf");
+	free(buf);
+	table_free(t);
+}
+
+static void test_tree(void)
+{
+	static const struct column cols[] = { { "id", "ID", CELL_U64, false },
+					      { "depth", "DEPTH", CELL_U64, false },
+					      { "node", "NODE", CELL_STR, false },
+					      { "bytes", "BYTES", CELL_U64, false } };
+	struct table *t = table_new("alloc", "Tree", STYLE_GRID, 4, cols);
+	t->tree = true, t->tree_label_col = 2, t->tree_depth_col = 1;
+	static const struct { uint64_t id, depth; const char *node; uint64_t bytes; } rows[] = {
+		{ 1, 0, "net", 300 }, { 2, 1, "net/tcp", 200 }, { 3, 2, "f <x>.c:5", 200 },
+		{ 4, 1, "g", 100 }, { 5, 40, "deep", 1 },
+	};
+	for (size_t i = 0; i < 5; i++) {
+		size_t row = table_add_row(t);
+		table_set_u64(t, row, 0, rows[i].id);
+		table_set_u64(t, row, 1, rows[i].depth);
+		table_set_str(t, row, 2, rows[i].node);
+		table_set_u64(t, row, 3, rows[i].bytes);
+	}
+	table_set_decimals(t, 0, 3); /* not a float column: no effect */
+	struct report r = { 0 };
+	set_identity(&r);
+	report_add(&r, t);
+	char *got = render(render_text, &r, "text tree");
+	/* two spaces per level, at most 64 */
+	/* NODE is 64 + 4 = 68 wide: depth 40 is indented 64 (the cap), then "deep" */
+	const char *want =
+		"Tree\n"
+		"====\n"
+		"ID  DEPTH  NODE                                                                  BYTES\n"
+		"--  -----  --------------------------------------------------------------------  -----\n"
+		" 1      0  net                                                                     300\n"
+		" 2      1    net/tcp                                                               200\n"
+		" 3      2      f <x>.c:5                                                           200\n"
+		" 4      1    g                                                                     100\n"
+		" 5     40                                                                  deep      1\n";
+	const char *tree = strstr(got, "Tree\n");
+	expect_equal("text tree", tree ? tree : got, want);
+	free(got);
+	got = render(render_csv, &r, "csv tree"); /* flat: no indentation */
+	expect_equal("csv tree", got, "id,depth,node,bytes\n1,0,net,300\n2,1,net/tcp,200\n"
+		     "3,2,f <x>.c:5,200\n4,1,g,100\n5,40,deep,1\n");
+	free(got);
+	got = render(render_html, &r, "html tree");
+	expect_well_formed("html tree", got);
+	expect_contains("html tree", got, "<td style=\"padding-left:2.4em\">f &lt;x&gt;.c:5</td>");
+	expect_contains("html tree", got, "<td>net</td>");
+	free(got);
+	report_free(&r);
+
+	/* decimals: a float column shown with 3 digits in text, exactly in CSV */
+	static const struct column fcols[] = { { "est_s", "Est(s)", CELL_F64, false } };
+	t = table_new("wss", "Spans", STYLE_GRID, 1, fcols);
+	table_set_f64(t, table_add_row(t), 0, 0.0125);
+	table_set_decimals(t, 0, 3);
+	memset(&r, 0, sizeof r);
+	set_identity(&r);
+	report_add(&r, t);
+	got = render(render_text, &r, "text decimals");
+	expect_contains("text decimals", got, "Est(s)\n------\n 0.013\n"); /* %.3f of 0.0125 */
+	free(got);
+	got = render(render_csv, &r, "csv decimals");
+	expect_equal("csv decimals", got, "est_s\n0.0125\n");
+	free(got);
+	report_free(&r);
+}
+
 int main(void)
 {
 	test_text();
@@ -802,6 +968,8 @@ int main(void)
 	test_svg();
 	test_html();
 	test_write_errors();
+	test_lines();
+	test_tree();
 	if (system("xmllint --version >/dev/null 2>&1") != 0)
 		printf("note: xmllint (Debian package libxml2-utils) not found: SVG/HTML checked by "
 		       "the built-in checker only\n");

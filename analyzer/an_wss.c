@@ -1,0 +1,122 @@
+/* an_wss.c - live working-set measurements (wss records, `pagesleuth wss`), one row per
+ * interval as Gregg's wss prints them: Est(s) and RSS, PSS and Ref in MB (2^20 bytes), with
+ * the method (referenced: clear_refs and smaps Referenced; idle: the page_idle bitmap) and
+ * the mode. Cumulative and profile runs are also drawn: Ref (and RSS, thin) against Est.
+ */
+#include "model.h"
+#include "xalloc.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { S_PID, S_METHOD, S_MODE, S_SEQ, S_DUR, S_EST, S_RSS, S_PSS, S_REF, S_T, S_NCOLS };
+
+static const char *method_name(enum wss_method m) { return m == WSS_IDLE ? "idle" : "referenced"; }
+
+static const char *mode_name(enum wss_mode m)
+{
+	return m == WSS_CUMULATIVE ? "cumulative" : m == WSS_PROFILE ? "profile" : "once";
+}
+
+static void set_mb(struct table *t, size_t row, size_t col, uint64_t bytes)
+{
+	if (bytes != PS_UNKNOWN) /* exact: a division by a power of two */
+		table_set_f64(t, row, col, (double)bytes / 1048576.0);
+}
+
+static const struct trace_wss *sort_base;
+
+static int by_est(const void *pa, const void *pb)
+{
+	const struct trace_wss *a = &sort_base[*(const size_t *)pa], *b = &sort_base[*(const size_t *)pb];
+	if (a->est != b->est)
+		return a->est < b->est ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* Ref and RSS against Est, one pair of lines per pid, method and mode that is not once. */
+static struct line_chart *wss_chart(const struct trace_model *tm)
+{
+	struct line_chart *c = NULL;
+	bool *done = xcalloc(tm->nwss ? tm->nwss : 1, sizeof *done);
+	size_t *pts = xcalloc(tm->nwss ? tm->nwss : 1, sizeof *pts);
+	for (size_t i = 0; i < tm->nwss; i++) {
+		const struct trace_wss *w = &tm->wss[i];
+		if (done[i] || w->mode == WSS_ONCE)
+			continue;
+		size_t n = 0;
+		for (size_t k = i; k < tm->nwss; k++) {
+			const struct trace_wss *o = &tm->wss[k];
+			if (!done[k] && o->pid == w->pid && o->method == w->method && o->mode == w->mode)
+				pts[n++] = k, done[k] = true;
+		}
+		sort_base = tm->wss;
+		qsort(pts, n, sizeof *pts, by_est);
+		if (!c)
+			c = line_chart_new("Working set against measured span (wss)", "seconds (Est)", "MB");
+		char *name = xasprintf("pid %" PRIu64 " ref (%s, %s)", w->pid, method_name(w->method),
+				       mode_name(w->mode));
+		struct line_series *ref = line_chart_add_series(c, name, name, false, n);
+		for (size_t k = 0; k < n; k++)
+			ref->x[k] = tm->wss[pts[k]].est, ref->y[k] = (double)tm->wss[pts[k]].ref / 1048576.0;
+		size_t nrss = 0;
+		for (size_t k = 0; k < n; k++)
+			nrss += tm->wss[pts[k]].rss != PS_UNKNOWN;
+		char *rss_name = xasprintf("pid %" PRIu64 " rss", w->pid);
+		if (nrss) {
+			struct line_series *rss = line_chart_add_series(c, rss_name, name, true, nrss);
+			for (size_t k = 0, j = 0; k < n; k++)
+				if (tm->wss[pts[k]].rss != PS_UNKNOWN) {
+					rss->x[j] = tm->wss[pts[k]].est;
+					rss->y[j++] = (double)tm->wss[pts[k]].rss / 1048576.0;
+				}
+		}
+		free(name), free(rss_name);
+	}
+	free(done), free(pts);
+	return c;
+}
+
+void an_wss(const struct model *m, struct report *r)
+{
+	static const struct column cols[S_NCOLS] = {
+		[S_PID] = { "pid", "PID", CELL_U64, false },
+		[S_METHOD] = { "method", "METHOD", CELL_STR, false },
+		[S_MODE] = { "mode", "MODE", CELL_STR, false },
+		[S_SEQ] = { "seq", "SEQ", CELL_U64, false },
+		[S_DUR] = { "dur_s", "Dur(s)", CELL_F64, false },
+		[S_EST] = { "est_s", "Est(s)", CELL_F64, false },
+		[S_RSS] = { "rss_mb", "RSS(MB)", CELL_F64, false },
+		[S_PSS] = { "pss_mb", "PSS(MB)", CELL_F64, false },
+		[S_REF] = { "ref_mb", "Ref(MB)", CELL_F64, false },
+		[S_T] = { "t_ns", "T(ns)", CELL_U64, false },
+	};
+	const struct trace_model *tm = &m->trace;
+	struct table *t = table_new("wss", "Working-set size measurements (wss)", STYLE_GRID, S_NCOLS, cols);
+	table_set_decimals(t, S_DUR, 3); /* seconds to the millisecond, as wss prints Est(s) */
+	table_set_decimals(t, S_EST, 3);
+	for (size_t i = 0; i < tm->nwss; i++) {
+		const struct trace_wss *w = &tm->wss[i];
+		size_t row = table_add_row(t);
+		table_set_u64(t, row, S_PID, w->pid);
+		table_set_str(t, row, S_METHOD, method_name(w->method));
+		table_set_str(t, row, S_MODE, mode_name(w->mode));
+		table_set_u64(t, row, S_SEQ, w->seq);
+		if (!isnan(w->dur))
+			table_set_f64(t, row, S_DUR, w->dur);
+		table_set_f64(t, row, S_EST, w->est);
+		set_mb(t, row, S_RSS, w->rss);
+		set_mb(t, row, S_PSS, w->pss);
+		set_mb(t, row, S_REF, w->ref);
+		if (w->t != PS_UNKNOWN)
+			table_set_u64(t, row, S_T, w->t);
+	}
+	table_set_note(t, "%s", tm->nwss ? "Ref: the pages referenced (referenced method) or no longer "
+		       "idle (idle method) during the interval; Est(s): the estimated real span of the "
+		       "measurement; RSS, PSS at the end of the interval; MB = 2^20 bytes" :
+		       "no wss records in the file");
+	t->lines = wss_chart(tm);
+	report_add(r, t);
+}
