@@ -130,6 +130,22 @@ static int parse_analyses(const char *list, bool on[A_COUNT], bool named[A_COUNT
 
 /* The page analyses on a file without snapshots: named, so they run, but their tables say
  * why they are empty. */
+/* A snapshot's seq number for --snapshot/--from/--to: 0, or -1 with a message. */
+static int parse_snapshot_number(const char *cmd, const char *option, const char *arg,
+				 int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v < 0) {
+		fprintf(stderr, "pagesleuth %s: %s needs a snapshot number >= 0, not '%s'\n", cmd,
+			option, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static void note_no_snapshot(const struct model *m, struct report *r, size_t first_table)
 {
 	if (m->snapshots)
@@ -285,17 +301,10 @@ int ps_cmd_report(int argc, char **argv)
 		case 'o': out_path = optarg; break;
 		case 'H': html_path = optarg; break;
 		case 'S': svg_dir = optarg; break;
-		case 's': {
-			char *end;
-			errno = 0;
-			long long v = strtoll(optarg, &end, 10);
-			if (errno || *end || v < 0) {
-				fprintf(stderr, "pagesleuth report: --snapshot needs a number >= 0\n");
+		case 's':
+			if (parse_snapshot_number("report", "--snapshot", optarg, &opt.snapshot) < 0)
 				return 2;
-			}
-			opt.snapshot = v;
 			break;
-		}
 		case 'h': report_usage(stdout); return 0;
 		default: report_usage(stderr); return 2;
 		}
@@ -373,9 +382,13 @@ int ps_cmd_report(int argc, char **argv)
 static void diff_usage(FILE *out)
 {
 	fprintf(out, "usage: pagesleuth diff [OPTIONS] A B\n"
-		     "What grew and shrank from snapshot A to snapshot B, per process and per unit.\n\n"
+		     "What grew and shrank from snapshot A to snapshot B, per process and per unit.\n"
+		     "A and B are record files; each contributes its last snapshot unless --from/--to\n"
+		     "choose another. Two rounds of one `snap --every` stream: diff --from 0 --to 3 F F\n\n"
 		     "  -f, --format FMT   text (default), csv or json\n"
 		     "  -o, --output FILE  write there (atomically)\n"
+		     "      --from N       snapshot N (its seq=) of A instead of the last\n"
+		     "      --to N         snapshot N of B instead of the last\n"
 		     "  -h, --help         this text\n");
 }
 
@@ -383,10 +396,12 @@ int ps_cmd_diff(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
+		{ "from", required_argument, NULL, 'F' }, { "to", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	renderer render = render_text;
 	const char *out_path = NULL;
+	struct model_options opt_a = { .snapshot = -1 }, opt_b = { .snapshot = -1 };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
@@ -396,6 +411,14 @@ int ps_cmd_diff(int argc, char **argv)
 				return 2;
 			break;
 		case 'o': out_path = optarg; break;
+		case 'F':
+			if (parse_snapshot_number("diff", "--from", optarg, &opt_a.snapshot) < 0)
+				return 2;
+			break;
+		case 'T':
+			if (parse_snapshot_number("diff", "--to", optarg, &opt_b.snapshot) < 0)
+				return 2;
+			break;
 		case 'h': diff_usage(stdout); return 0;
 		default: diff_usage(stderr); return 2;
 		}
@@ -404,15 +427,14 @@ int ps_cmd_diff(int argc, char **argv)
 		diff_usage(stderr);
 		return 2;
 	}
-	struct model_options opt = { .snapshot = -1 };
 	struct model a, b;
 	char *err = NULL;
-	if (model_load(&a, argv[optind], &opt, &err) < 0) {
+	if (model_load(&a, argv[optind], &opt_a, &err) < 0) {
 		fprintf(stderr, "pagesleuth: %s\n", err);
 		free(err);
 		return 2;
 	}
-	if (model_load(&b, argv[optind + 1], &opt, &err) < 0) {
+	if (model_load(&b, argv[optind + 1], &opt_b, &err) < 0) {
 		fprintf(stderr, "pagesleuth: %s\n", err);
 		free(err);
 		model_free(&a);

@@ -137,6 +137,16 @@ want=$(($(rss_kb "$T/smaps.$last") - $(rss_kb "$T/smaps.0")))
 [ "$drss" = "$want" ] && [ "$want" = $((last * K * 4)) ] ||
 	fail "diff round 0 -> $last: RSS+- '$drss' KiB, smaps says $want, the program wrote $((last * K * 4))"
 echo "live_every: diff round 0 -> $last: RSS +$drss KiB (smaps +$want)"
+# The same two rounds chosen inside the one stream.
+"$PAGESLEUTH" diff -f csv --from 0 --to "$last" "$T/stream.rec" "$T/stream.rec" >"$T/diff2.csv" ||
+	fail "diff --from 0 --to $last failed"
+drss2=$(awk -F, -v p=$P '/^# table: diff-procs/ { t = 1; next } t && $1 == p { print $6; exit }' "$T/diff2.csv")
+[ "$drss2" = "$want" ] || fail "diff --from 0 --to $last of the stream: RSS+- '$drss2' KiB, smaps says $want"
+"$PAGESLEUTH" diff --from "$ROUNDS" "$T/stream.rec" "$T/stream.rec" >/dev/null 2>"$T/diff3.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "no such snapshot" "$T/diff3.err" ||
+	fail "diff --from $ROUNDS (no such round): exit $rc, '$(head -1 "$T/diff3.err")'"
+echo "live_every: diff --from 0 --to $last of the stream: RSS +$drss2 KiB; --from $ROUNDS: $(head -1 "$T/diff3.err")"
 
 # SIGINT during a repeated snapshot with -o: nothing at the path until the end; then the file
 # is whole and valid, its last snapshot partial (the second process not read), exit 1.
