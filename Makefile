@@ -3,7 +3,7 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral
-BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) -Ilib -Ianalyzer -Icli -Iwalker -Icoredump
+BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) -Ilib -Ianalyzer -Icli -Iwalker -Icoredump -Ilive -Itrace
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRC      := $(wildcard lib/*.c)
@@ -11,11 +11,14 @@ ANALYZER_SRC := $(wildcard analyzer/*.c)
 LIVE_SRC     := $(wildcard live/*.c)
 WALKER_SRC   := $(wildcard walker/*.c)
 COREDUMP_SRC := $(wildcard coredump/*.c)
+# Trace sources' converters (stock Lackey output) and the working-set core they share with
+# the Valgrind tool (valgrind/, built by its own rules in mk/valgrind.mk).
+TRACE_SRC    := $(wildcard trace/*.c)
 CLI_SRC      := $(wildcard cli/*.c)
 # Everything but the CLI's main(): what unit tests link against.
-CORE_SRC     := $(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC) $(WALKER_SRC) $(COREDUMP_SRC)
+CORE_SRC     := $(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC) $(WALKER_SRC) $(COREDUMP_SRC) $(TRACE_SRC)
 TOOL_SRC     := $(CORE_SRC) $(CLI_SRC)
-HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h coredump/*.h tests/unit/*.h)
+HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h coredump/*.h trace/*.h tests/unit/*.h)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 # libkdumpfile: dump formats; libelf/libdw: vmlinux DWARF and ELF details; libbpf: BTF.
 LDLIBS       := -lkdumpfile -ldw -lelf -lbpf -lz -lm
@@ -126,9 +129,15 @@ bench-dump:
 	./scripts/build-crash.sh
 	./bench/bigdump/gen.py
 	./bench/bigdump/gen.py --arch arm64
+	./bench/bigdump/gen.py --arch ppc64le
+	./bench/bigdump/gen.py --arch armhf
+	./bench/bigdump/gen.py --arch ppc32
 
 report-demo: deps all
 	./scripts/report-demo.sh
 
 clean:
 	rm -rf build $(B)-asan
+
+# Build rules of parts with their own toolchains (the Valgrind tool, static/cross builds).
+include $(wildcard mk/*.mk)

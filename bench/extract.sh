@@ -3,12 +3,18 @@
 # "just read the bytes" floor, in one run. Not part of the test suite (nothing asserts a
 # time); run by hand or by `make bench` (bench/run.sh calls it when the dump exists).
 #
-#   bench/extract.sh             the full comparison + pagesleuth on the x86_64/arm64 fixtures
+#   bench/extract.sh             the full comparison + the per-architecture table + pagesleuth
+#                                on the x86_64/arm64 fixtures
+#   bench/extract.sh arches      only the per-architecture table: pages/s on the big dump of
+#                                each architecture, each checked against its guest's own totals
+#                                (exit 1 if one differs)
 #   bench/extract.sh fixtures    only the fixture pages/s table
 #
 # Inputs (all cached in ${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}):
 #   bench/bigdump/{qemu.elf,qemu.kdump,summary.txt}   bench/bigdump/gen.py (make bench-dump)
-#   bench/bigdump-arm64/qemu.elf (optional)            bench/bigdump/gen.py --arch arm64
+#   bench/bigdump-ARCH/{qemu.elf,summary.txt}          bench/bigdump/gen.py --arch ARCH (arm64,
+#                                                       ppc64le, armhf, ppc32; optional: a row
+#                                                       says when one is missing)
 #   the kernel's DWARF vmlinux                          scripts/fetch-dbg.sh (crash, drgn)
 #   crash-8.0.6/crash                                   scripts/build-crash.sh (make bench-dump)
 #   python3-drgn (Debian, /usr/bin/python3)             installed here when missing
@@ -44,9 +50,9 @@ only_fixtures=false
 
 # ---- build ---------------------------------------------------------------------------------
 say "build ($B)"
-make -s B="$B" "$B/pagesleuth" "$B/coredump/dump.o" "$B/libpagesleuth.a" >&2
+make -s B="$B" "$B/pagesleuth" "$B/coredump/dump.o" "$B/coredump/elf_segments.o" "$B/libpagesleuth.a" >&2
 cc -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wformat=2 -O2 -g -Ilib -Iwalker -Icoredump \
-	bench/replay_reads.c "$B/coredump/dump.o" "$B/libpagesleuth.a" \
+	bench/replay_reads.c "$B/coredump/dump.o" "$B/coredump/elf_segments.o" "$B/libpagesleuth.a" \
 	-lkdumpfile -ldw -lelf -lz -o "$B/replay_reads"
 PS=$B/pagesleuth
 
@@ -92,6 +98,110 @@ pagesleuth extract on the fixture dumps (small guests: startup dominates; best o
 EOF
 	printf '%s\n' "${frows[@]}"
 }
+
+# ---- the big dumps of every architecture: pages/s and a check against the guest -------------
+# arch_dump ARCH: sets adir (the dump's directory), adumps (its dump files), aargs (the type
+# information extract needs, as tests/cases/extract_fixtures.sh gives it for that fixture:
+# no VMCOREINFO note on pseries/ppce500/armhf; Debian's ppc64el and armmp kernels have no BTF,
+# the ppc32 one is self-built: the fixture's detached BTF, and ppc64le's System.map;
+# ppc64le-nomap: the same dump without --system-map, the kallsyms in the dump being enough:
+# the records are the same, the difference is the System.map parse).
+arch_dump() {
+	local fx
+	aargs=()
+	case $1 in
+	x86_64) adir=$BIG adumps=(qemu.elf qemu.kdump) fx= ;;
+	arm64) adir=$CACHE/bench/bigdump-arm64 adumps=(qemu.elf) fx=arm64 ;;
+	ppc64le | ppc64le-nomap) adir=$CACHE/bench/bigdump-ppc64le adumps=(qemu.elf) fx=ppc64le ;;
+	armhf) adir=$CACHE/bench/bigdump-armhf adumps=(qemu.elf) fx=armhf ;;
+	ppc32) adir=$CACHE/bench/bigdump-ppc32 adumps=(qemu.elf) fx=ppc32-e500-64pte ;;
+	esac
+	[ -n "$fx" ] || return 0
+	if [ ! -s "$tmp/$fx.btf" ]; then
+		zstd -q -dc "tests/fixtures/data/$fx/vmlinux.btf.zst" >"$tmp/$fx.btf" || return 1
+	fi
+	aargs=(--btf "$tmp/$fx.btf")
+	if [ "$1" = ppc64le ]; then
+		[ -s "$tmp/$fx.map" ] || zstd -q -dc "tests/fixtures/data/$fx/System.map.zst" >"$tmp/$fx.map" || return 1
+		aargs+=(--system-map "$tmp/$fx.map")
+	fi
+}
+
+# rss_check RECORDS SUMMARY: the pages extract found against the guest's own smaps_rollup
+# totals (summary.txt: Rss summed over the bigload processes, and over every user process),
+# zero-page runs left out as smaps does. Prints "ok ..." or "MISMATCH ...".
+rss_check() {
+	awk -v sumfile="$2" '
+	BEGIN { while ((getline l < sumfile) > 0) if (l ~ /^BIGDUMP-SUMMARY /) {
+			n = split(l, f, " "); for (i = 2; i <= n; i++) { split(f[i], kv, "="); s[kv[1]] = kv[2] } } }
+	$1 == "header" { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "page_size") kb = kv[2] / 1024 } }
+	$1 == "mm" { for (i = 2; i <= NF; i++) { split($i, kv, "=")
+			if (kv[1] == "id") id = kv[2]; if (kv[1] == "comm") c = kv[2] }; comm[id] = c }
+	$1 == "m" || $1 == "x" { zero = length($9) > 6 && index("13579bdfBDF", substr($9, length($9) - 6, 1))
+		if (!zero) { all += $5; if (comm[$2] == "bigload") big += $5 } }
+	END { gb = s["rss_kb"] / kb; ga = s["all_rss_kb"] / kb
+		printf "%s bigload %d pages (guest %d), all %d (guest %d)\n",
+			(big == gb && all == ga && kb > 0) ? "ok" : "MISMATCH", big, gb, all, ga }' "$1"
+}
+
+arch_rows=()
+arch_bad=0
+arch_table() {
+	local a d secs start pages ref_rate="" ref_crate ref_wrate rate crate wrate check psz note
+	for a in x86_64 arm64 ppc64le ppc64le-nomap armhf ppc32; do
+		arch_dump "$a" || { arch_rows+=("| $a | - | - | - | - | - | - | - | - | - | - | - | fixture BTF missing |"); continue; }
+		for d in "${adumps[@]}"; do
+			if [ ! -f "$adir/$d" ] || [ ! -f "$adir/summary.txt" ]; then
+				arch_rows+=("| $a | $d | - | - | - | - | - | - | - | - | - | - | not generated: bench/bigdump/gen.py --arch ${a%-nomap} |")
+				continue
+			fi
+			say "arch $a $d: check against the guest, then extract x$REPS and -p 1 x$REPS"
+			"$PS" extract "$adir/$d" "${aargs[@]}" -o "$tmp/arch.rec" 2>"$tmp/arch.err" ||
+				{ arch_rows+=("| $a | $d | - | - | - | - | - | - | - | - | - | - | extract failed: $(grep -v warning "$tmp/arch.err" | head -1 | tr '|' '/') |"); arch_bad=1; continue; }
+			check=$(rss_check "$tmp/arch.rec" "$adir/summary.txt")
+			[ "${check%% *}" = ok ] || arch_bad=1
+			psz=$(sed -n '2s/.* page_size=\([0-9]*\).*/\1/p' "$tmp/arch.rec")
+			secs=$(best_of "$PS" extract "$adir/$d" "${aargs[@]}" -o /dev/null --stats) || continue
+			pages=$(stat_pages "$tmp/err")
+			# the fixed costs: open, VMCOREINFO, type information, task list; one small process
+			start=$(best_of "$PS" extract "$adir/$d" "${aargs[@]}" -p 1 -o /dev/null) || start="0 0"
+			rate=$(awk -v s="$secs" -v p="$pages" 'BEGIN { split(s, a, " "); print (a[1] > 0 ? p / a[1] : 0) }')
+			crate=$(awk -v s="$secs" -v p="$pages" 'BEGIN { split(s, a, " "); print (a[2] > 0 ? p / a[2] : 0) }')
+			wrate=$(awk -v s="$secs" -v t="$start" -v p="$pages" 'BEGIN { split(s, a, " "); split(t, b, " ")
+				w = a[1] - b[1]; print (w > 0 ? p / w : 0) }')
+			[ -n "$ref_rate" ] || { ref_rate=$rate; ref_crate=$crate; ref_wrate=$wrate; }
+			note="${aargs[*]:+${aargs[*]//$tmp\//}; }$check"
+			arch_rows+=("$(awk -v a="$a" -v d="${adir##*/}/$d" -v ps="$psz" -v p="$pages" -v s="$secs" \
+				-v t="$start" -v r="$rate" -v c="$crate" -v w="$wrate" -v rr="$ref_rate" -v rc="$ref_crate" \
+				-v rw="$ref_wrate" -v n="$note" 'BEGIN {
+				split(s, x, " "); split(t, y, " ")
+				printf "| %s | %s | %d K | %d | %.3f | %.3f | %.0f | %.2fx | %.2fx | %.3f | %.0f | %.2fx | %s |",
+					a, d, ps / 1024, p, x[1], x[2], r, (r > 0 ? rr / r : 0), (c > 0 ? rc / c : 0),
+					y[1], w, (w > 0 ? rw / w : 0), n }')")
+		done
+	done
+	cat <<EOF
+
+pagesleuth extract per architecture on the big dumps (bench/bigdump/gen.py [--arch ARCH]: the
+same workload on each fixture's kernel and QEMU machine; $(date -u +%Y-%m-%d)). Wall seconds,
+best of $REPS, pinned to CPU $CPU, page cache warm; CPU s = user + system of that run (the
+machine's load does not inflate it). "x x86_64" = how many times slower per page than x86_64's
+ELF (above 1.00x: slower), by wall and by CPU time. "fixed s" = the same command with -p 1 (open,
+VMCOREINFO, type information, task list, one small process); "walk" = pages / (wall - fixed).
+Every dump is first extracted to a file and its resident pages (m/x records, zero page left
+out) compared with the guest's own smaps_rollup Rss totals in its summary.txt.
+
+| arch | dump | page | pages | wall s | CPU s | pages/s | x x86_64 | x x86_64 (CPU) | fixed s | walk pages/s | walk x x86_64 | type information; check against the guest |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
+EOF
+	printf '%s\n' "${arch_rows[@]}"
+}
+only_arches=false
+[ "${1:-}" = arches ] && only_arches=true
+if $only_arches; then
+	arch_table
+	exit $arch_bad
+fi
 if $only_fixtures; then
 	fixture_table
 	exit 0
@@ -285,4 +395,6 @@ cat <<EOF
 Machine: $(nproc) CPUs ($cpu_model), shared; load average $load_before before, $load_after after.
 EOF
 if [ ${#cs_names[@]} -gt 0 ] && [ -n "$crash_so" ]; then crash_ext_table; fi
+arch_table
 fixture_table
+exit $arch_bad

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MAX_PHDRS 65535u
@@ -28,6 +29,10 @@ struct ps_elf_segments {
 	size_t nseg;
 	uint64_t note_off, note_size; /* the first PT_NOTE */
 	uint64_t missing;
+	/* The whole file mapped read-only (NULL: read with pread): a page-table or struct page
+	 * read is then a copy, not a system call. Only a file that holds all its segments is
+	 * mapped, so no read touches a mapped page past its end. */
+	const unsigned char *map;
 };
 
 static uint64_t load(const unsigned char *p, unsigned size, bool be)
@@ -138,6 +143,10 @@ struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **
 		s->seg[s->nseg++] = g;
 	}
 	qsort(s->seg, s->nseg, sizeof *s->seg, by_paddr);
+	if (!s->missing && file_size <= SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)file_size, PROT_READ, MAP_SHARED, fd, 0);
+		s->map = m == MAP_FAILED ? NULL : m;
+	}
 	return s;
 fail:
 	ps_elf_segments_close(s);
@@ -148,6 +157,8 @@ void ps_elf_segments_close(struct ps_elf_segments *s)
 {
 	if (!s)
 		return;
+	if (s->map)
+		munmap((void *)s->map, (size_t)s->file_size);
 	free(s->seg);
 	free(s);
 }
@@ -235,7 +246,10 @@ enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t pad
 		}
 		uint64_t in_seg = g->filesz - (paddr - g->paddr);
 		size_t chunk = in_seg < len ? (size_t)in_seg : len;
-		if (!pread_all(s->fd, out, chunk, g->offset + (paddr - g->paddr))) {
+		uint64_t off = g->offset + (paddr - g->paddr);
+		if (s->map && off <= s->file_size && chunk <= s->file_size - off)
+			memcpy(out, s->map + off, chunk);
+		else if (!pread_all(s->fd, out, chunk, off)) {
 			memset(out, 0, len);
 			return PS_READ_ERROR;
 		}

@@ -84,8 +84,11 @@ struct mm_page_cache {
 	uint64_t pe_stride, pe_flags_off, pe_flat_base, pe_flat_start;
 	unsigned pe_flags_size;
 	int pe_young, pe_idle;
+	size_t pe_win;         /* entries per window: a power of two */
+	size_t pe_slots;       /* windows cached */
 	uint64_t *pe_tag;      /* 2 * window + 1: read; + 2: unreadable; 0: empty */
-	uint8_t *pe_data;      /* PE_SLOTS windows of PE_WIN flags words */
+	uint8_t *pe_data;      /* pe_slots windows of pe_win whole entries (pe_stride apart) */
+	const char *pe_unknown; /* why page_ext is not read although the kernel uses it, or NULL */
 
 	uint64_t any_mapped_head; /* head PFN + 1 of the folio any_mapped is about, 0: none */
 	bool any_mapped;
@@ -205,7 +208,10 @@ int mm_pages_init(struct ps_walker *w)
 		pc->zero_pfn = arm_zero_pfn(w);
 	else if (w->c.sym[PS_KI_EMPTY_ZERO_PAGE] && ps_kvtop(&w->c, w->c.sym[PS_KI_EMPTY_ZERO_PAGE], &v) == 0)
 		pc->zero_pfn = v >> w->c.page_shift;
-	pc->no_pte_special = strcmp(w->c.arch->name, "arm") == 0;
+	/* pte_special exists on 32-bit ARM with LPAE only (6.1: ARCH_HAS_PTE_SPECIAL if
+	 * ARM_LPAE); the short-descriptor layout is the one with 4-byte PTEs. */
+	pc->no_pte_special = strcmp(w->c.arch->name, "arm") == 0 && w->c.geom.nlevels > 0 &&
+			     w->c.geom.levels[w->c.geom.nlevels - 1].entry_size == 4;
 	if (!w->c.sym[PS_KI_HUGE_ZERO_PAGE] ||
 	    ps_kread_ptr(&w->c, w->c.sym[PS_KI_HUGE_ZERO_PAGE], &pc->huge_zero_page) != PS_READ_OK)
 		pc->huge_zero_page = 0;
@@ -355,9 +361,44 @@ uint64_t mm_memmap_page_addr(struct ps_walker *w, uint64_t pfn)
  * folio's head page. Entries are page_ext_size bytes apart (mm/page_ext.c): FLATMEM's array
  * starts at pgdat->node_page_ext for the PFN round_down(node_start_pfn, MAX_ORDER_NR_PAGES);
  * SPARSEMEM's section->page_ext is the array's address minus page_ext_size * the section's
- * first PFN, bit 0 marking it invalid. Entries are read in windows of PE_WIN. */
-#define PE_WIN 1024
-#define PE_SLOTS 16
+ * first PFN, bit 0 marking it invalid. Entries are read whole in windows of about 4 KiB
+ * (one read per window, no per-entry copies, as the struct page cache does), and up to 4 MiB
+ * of windows are kept: user pages are scattered over all of memory. */
+#define PE_WIN_BYTES 4096
+#define PE_WIN_MAX 1024
+#define PE_SLOTS_MAX 1024
+#define PE_CACHE_BYTES (UINT64_C(4) << 20)
+#define PE_STRIDE_MAX 4096
+
+/* page_ext_size of mm/page_ext.c: sizeof(struct page_ext) plus the extension of every user
+ * that asked for one at boot (page_owner, page_table_check; each op's offset is the size
+ * before it). Only the kernel's variable says which did: without it, sizeof(struct page_ext)
+ * is the stride only if no such user is built in. 0 and *why when it cannot be known. */
+static uint64_t page_ext_stride(struct ps_walker *w, const struct ps_kinfo_member *fl, const char **why)
+{
+	int64_t base = mm_size(w, PS_KI_PAGE_EXT) > 0 ? mm_size(w, PS_KI_PAGE_EXT) : 0;
+	uint64_t stride = 0, sym = ps_core_sym(&w->c, PS_KI_PAGE_EXT_SIZE), dummy;
+	if (sym && ps_kread_ptr(&w->c, sym, &stride) == PS_READ_OK) {
+		/* An entry holds at least struct page_ext; entries stay aligned for its flags. */
+		if (stride < (uint64_t)fl->offset + fl->size || stride < (uint64_t)base ||
+		    stride % fl->size || stride > PE_STRIDE_MAX) {
+			*why = "page_ext_size is implausible";
+			return 0;
+		}
+		return stride;
+	}
+	static const char *const users[] = { "page_owner_ops", "page_table_check_ops" };
+	for (size_t i = 0; i < sizeof users / sizeof *users; i++)
+		if (ps_core_symbol_by_name(&w->c, users[i], &dummy) == 0) {
+			*why = "page_ext_size unknown and page_ext has users with extensions";
+			return 0;
+		}
+	if (!base || (uint64_t)base < (uint64_t)fl->offset + fl->size) {
+		*why = "neither page_ext_size nor sizeof(struct page_ext) known";
+		return 0;
+	}
+	return (uint64_t)base;
+}
 
 static void page_ext_init(struct ps_walker *w)
 {
@@ -369,10 +410,8 @@ static void page_ext_init(struct ps_walker *w)
 	const struct ps_kinfo_member *fl = &w->c.ki.member[PS_KI_PAGE_EXT_FLAGS];
 	if (fl->size != 4 && fl->size != 8)
 		return;
-	uint64_t stride = 0, sym = ps_core_sym(&w->c, PS_KI_PAGE_EXT_SIZE);
-	if (!sym || ps_kread_ptr(&w->c, sym, &stride) != PS_READ_OK)
-		stride = mm_size(w, PS_KI_PAGE_EXT) > 0 ? (uint64_t)mm_size(w, PS_KI_PAGE_EXT) : 0;
-	if (stride < (uint64_t)fl->offset + fl->size || stride > 4096)
+	uint64_t stride = page_ext_stride(w, fl, &pc->pe_unknown);
+	if (!stride)
 		return;
 	pc->pe_stride = stride;
 	pc->pe_flags_off = (uint64_t)fl->offset;
@@ -398,9 +437,28 @@ static void page_ext_init(struct ps_walker *w)
 	} else {
 		return;
 	}
-	pc->pe_tag = calloc(PE_SLOTS, sizeof *pc->pe_tag);
-	pc->pe_data = malloc((size_t)PE_SLOTS * PE_WIN * pc->pe_flags_size);
+	/* A window never spans two sections (their page_ext arrays are apart). */
+	pc->pe_win = 1;
+	while (pc->pe_win < PE_WIN_MAX && 2 * pc->pe_win * pc->pe_stride <= PE_WIN_BYTES &&
+	       (!pc->pe_sparse || 2 * pc->pe_win <= UINT64_C(1) << pc->sec_pfn_shift))
+		pc->pe_win *= 2;
+	size_t win_bytes = (size_t)(pc->pe_win * pc->pe_stride);
+	pc->pe_slots = PE_CACHE_BYTES / win_bytes;
+	if (pc->pe_slots > PE_SLOTS_MAX)
+		pc->pe_slots = PE_SLOTS_MAX;
+	if (pc->pe_slots < 1)
+		pc->pe_slots = 1;
+	pc->pe_tag = calloc(pc->pe_slots, sizeof *pc->pe_tag);
+	pc->pe_data = malloc(pc->pe_slots * win_bytes);
 	pc->pe_ok = pc->pe_tag && pc->pe_data;
+}
+
+/* The flags word of the page_ext entry at P. */
+static inline uint64_t pe_load(const struct ps_walker *w, const uint8_t *p)
+{
+	const struct mm_page_cache *pc = w->pages;
+	return pc->pe_flags_size == 8 ? ps_load_u64(&w->c, p + pc->pe_flags_off)
+				      : ps_load_u32(&w->c, p + pc->pe_flags_off);
 }
 
 /* The page_ext flags of PFN; false when there are none to read. */
@@ -411,32 +469,23 @@ static bool page_ext_flags(struct ps_walker *w, uint64_t pfn, uint64_t *flags)
 		page_ext_init(w);
 	if (!pc->pe_ok)
 		return false;
-	uint64_t win = pfn / PE_WIN;
-	size_t slot = (size_t)(win % PE_SLOTS);
-	uint8_t *data = pc->pe_data + slot * PE_WIN * pc->pe_flags_size;
+	uint64_t win = pfn / pc->pe_win;
+	size_t slot = (size_t)(win % pc->pe_slots), win_bytes = (size_t)(pc->pe_win * pc->pe_stride);
+	uint8_t *data = pc->pe_data + slot * win_bytes;
 	if (pc->pe_tag[slot] != 2 * win + 1 && pc->pe_tag[slot] != 2 * win + 2) {
-		/* The window's flags, one member per entry (page_ext_size apart). */
 		bool ok = false;
-		uint64_t first = win * PE_WIN, base = 0;
+		uint64_t first = win * pc->pe_win, base = 0;
 		if (pc->pe_sparse) {
 			uint64_t entry = section_entry(w, first), v;
 			if (entry && ps_kread_ptr(&w->c, entry + (uint64_t)mm_off(w, PS_KI_MEM_SECTION_PAGE_EXT), &v) ==
 					     PS_READ_OK && v && !(v & 1))
 				base = kaddr(w, v + first * pc->pe_stride);
-			/* A window never spans two sections: PE_WIN divides PAGES_PER_SECTION. */
-			ok = base && (first >> pc->sec_pfn_shift) == ((first + PE_WIN - 1) >> pc->sec_pfn_shift);
+			ok = base != 0; /* pe_win divides PAGES_PER_SECTION */
 		} else if (first >= pc->pe_flat_start) {
 			base = pc->pe_flat_base + (first - pc->pe_flat_start) * pc->pe_stride;
 			ok = true;
 		}
-		size_t span = (size_t)(PE_WIN * pc->pe_stride);
-		uint8_t *raw = ok ? malloc(span) : NULL;
-		ok = raw && ps_kread(&w->c, base, raw, span) == PS_READ_OK;
-		if (ok)
-			for (size_t i = 0; i < PE_WIN; i++)
-				memcpy(data + i * pc->pe_flags_size, raw + i * pc->pe_stride + pc->pe_flags_off,
-				       pc->pe_flags_size);
-		free(raw);
+		ok = ok && ps_kread(&w->c, base, data, win_bytes) == PS_READ_OK;
 		pc->pe_tag[slot] = 2 * win + (ok ? 1 : 2);
 	}
 	if (pc->pe_tag[slot] != 2 * win + 1) {
@@ -459,8 +508,7 @@ static bool page_ext_flags(struct ps_walker *w, uint64_t pfn, uint64_t *flags)
 		*flags = pc->pe_flags_size == 8 ? ps_load_u64(&w->c, b) : ps_load_u32(&w->c, b);
 		return true;
 	}
-	const uint8_t *p = data + (pfn % PE_WIN) * pc->pe_flags_size;
-	*flags = pc->pe_flags_size == 8 ? ps_load_u64(&w->c, p) : ps_load_u32(&w->c, p);
+	*flags = pe_load(w, data + (pfn % pc->pe_win) * pc->pe_stride);
 	return true;
 }
 
@@ -840,6 +888,7 @@ static void leaf(struct vwalk *k, uint64_t va, uint64_t npages, unsigned shift, 
 	const struct ps_target *t = &w->c.t;
 	unsigned pshift = w->c.page_shift;
 	uint64_t pfn0 = e->addr >> pshift;
+	const uint64_t VM_MIXEDMAP = 0x10000000;
 	if (!pc->huge_zero_page && shift > pshift && !k->vma->file)
 		learn_huge_zero_page(k, pfn0 - ((va & ((UINT64_C(1) << shift) - 1)) >> pshift));
 	for (uint64_t i = 0; i < npages && !w->write_failed; i++) {
@@ -847,7 +896,10 @@ static void leaf(struct vwalk *k, uint64_t va, uint64_t npages, unsigned shift, 
 		struct ps_map m = { .mm = k->mm->id, .vaddr = vaddr, .pfn = pfn, .npages = 1,
 				    .pte = e->pte, .shift = shift };
 		if (w->c.max_pfn && pfn >= w->c.max_pfn) {
-			if (e->special) {
+			/* VM_MIXEDMAP may map a frame without a struct page through a normal PTE
+			 * where the architecture has no pte_special (vm_normal_page() of 6.1 then
+			 * asks pfn_valid()): beyond max_pfn it is such a frame, never a bad entry. */
+			if (e->special || (k->vma->flags & VM_MIXEDMAP)) {
 				/* A PFN map of memory without struct pages (device memory): what
 				 * kpageflags says for a frame without a page. Not resident in smaps. */
 				m.mapcount = 0;

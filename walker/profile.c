@@ -224,7 +224,7 @@ static int read_line(FILE *fp, char *buf, size_t size, bool *had_newline)
 	size_t n = 0;
 	int c;
 	bool newline = false;
-	while ((c = getc(fp)) != EOF) {
+	while ((c = getc_unlocked(fp)) != EOF) { /* one thread per FILE: no lock per byte */
 		if (c == '\n') {
 			newline = true;
 			break;
@@ -447,6 +447,18 @@ fail:
 
 /* ---- System.map ---------------------------------------------------------------------- */
 
+/* The kinfo symbols sorted by name, for a binary search per System.map line (a System.map
+ * has ~100K lines, the kinfo ~100 names: a linear search per line dominated the parse). */
+static int by_symbol_name(const void *a, const void *b)
+{
+	return strcmp(ps_ki_symbol_name((enum ps_ki_symbol)*(const int *)a),
+		      ps_ki_symbol_name((enum ps_ki_symbol)*(const int *)b));
+}
+static int symbol_key_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ps_ki_symbol_name((enum ps_ki_symbol)*(const int *)elem));
+}
+
 int ps_kinfo_add_system_map(struct ps_kinfo *ki, const char *path, char **err)
 {
 	if (err)
@@ -464,6 +476,10 @@ int ps_kinfo_add_system_map(struct ps_kinfo *ki, const char *path, char **err)
 	}
 	uint64_t addr[PS_KI_NSYMBOLS] = { 0 };
 	bool global[PS_KI_NSYMBOLS] = { false };
+	int sorted[PS_KI_NSYMBOLS];
+	for (int i = 0; i < PS_KI_NSYMBOLS; i++)
+		sorted[i] = i;
+	qsort(sorted, PS_KI_NSYMBOLS, sizeof *sorted, by_symbol_name);
 	unsigned lineno = 0, symbols = 0;
 	bool had_newline;
 	int len, rc = -1;
@@ -488,9 +504,10 @@ int ps_kinfo_add_system_map(struct ps_kinfo *ki, const char *path, char **err)
 			goto out;
 		}
 		symbols++;
-		int i = find_index(f[2], symbol_namer, PS_KI_NSYMBOLS);
-		if (i < 0 || !a)
+		const int *hit = bsearch(f[2], sorted, PS_KI_NSYMBOLS, sizeof *sorted, symbol_key_cmp);
+		if (!hit || !a)
 			continue;
+		int i = *hit;
 		/* Upper-case types are global; a global beats a static of the same name. */
 		bool is_global = isupper((unsigned char)f[1][0]);
 		if (!addr[i] || (is_global && !global[i])) {

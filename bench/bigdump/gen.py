@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the big benchmark dump: bench/bigdump/gen.py [--force] [--arch x86_64|arm64]
+"""Generate a big benchmark dump: bench/bigdump/gen.py [--force] [--arch ARCH]
 
 An x86_64 guest (Debian's kernel of the x86_64 fixture, 2.5 GiB RAM, QEMU TCG) runs
 118 bigload processes (bigload.c: anonymous heaps, runtime-style sparse reservations of
@@ -7,22 +7,41 @@ tens of GiB with a few MiB touched, fork trees sharing COW pages, a shared libra
 and private file mappings), ~1.6 GiB resident. The host then makes the guest panic
 (sysrq-c: a dump with a panic task, as crash wants), stops it and dumps it with QMP.
 
---arch arm64 makes the same workload on the arm64 fixture's kernel (virt, cortex-a57) into
-bench/bigdump-arm64/, ELF only (QEMU's arm64 kdump-zlib is unusable: 64K blocks, 4K pages).
+--arch makes the same workload on another fixture's kernel and machine, ELF only, into
+bench/bigdump-ARCH/ (the guest is stopped and dumped without a panic: crash cannot read
+these dumps here, and a pseries panic ends in firmware):
+  arm64     virt, cortex-a57, 2.5 GiB (QEMU's arm64 kdump-zlib is unusable: 64K blocks,
+            4K pages)
+  ppc64le   pseries POWER9, radix MMU, 64K pages, 8 GiB and 256 heap processes (64K
+            pages hold 16x fewer pages per byte; the same workload would give only ~50K)
+  armhf     virt, cortex-a15, armmp (non-LPAE, VMSPLIT_3G, HIGHMEM), 3 GiB: the most a
+            CPU without LPAE addresses on virt (RAM at 1 GiB..4 GiB); lowmem ~760 MiB,
+            so most user pages and many page tables are HIGHMEM
+  ppc32     ppce500, e500v2, the ppc32-e500-64pte fixture's self-built kernel (PHYS_64BIT,
+            HIGHMEM, LOWMEM_SIZE 768 MiB), 3 GiB: lowmem ~735 MiB, highmem 2.25 GiB, like
+            armhf. That kernel boots with 8 GiB too (7.25 GiB highmem; struct pages and page
+            tables stay in lowmem), but the workload, and so the page count, is x86_64's: the
+            same pages are what the per-page comparison wants. /init is biginit.c (Debian
+            has no powerpc busybox-static)
+  On the 32-bit guests the sparse reservations are 2 x 1 GiB (a 3 GiB user address
+  space); the page counts then match the x86_64 dump's.
+Extract them as tests/cases/extract_fixtures.sh extracts the fixtures: no VMCOREINFO note
+(found in guest RAM), the fixture's BTF (and System.map for ppc64le); bench/extract.sh does.
 
-Output in ${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}/bench/bigdump/:
+Output in ${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}/bench/bigdump[-ARCH]/:
   qemu.elf       QEMU ELF dump (pagesleuth, crash 8.0.6; drgn 0.0.22 fails on QEMU's ELF)
-  qemu.kdump     QEMU kdump-zlib, reassembled from makedumpfile's flattened format with
-                 makedumpfile -R, its header's empty utsname fields (sysname, release,
-                 version) filled from the guest's uname so that libkdumpfile/drgn accept it
-                 (pagesleuth, crash, drgn)
+  qemu.kdump     x86_64 only: QEMU kdump-zlib, reassembled from makedumpfile's flattened
+                 format with makedumpfile -R, its header's empty utsname fields (sysname,
+                 release, version) filled from the guest's uname so that libkdumpfile/drgn
+                 accept it (pagesleuth, crash, drgn)
   summary.txt    the guest's own totals (smaps_rollup Rss/Pss/Anonymous over the bigload
                  processes, VmSize, meminfo) and the generation parameters
   console.log    the guest console
-Idempotent: does nothing if all three exist and the inputs (this directory's sources, the
-kernel) did not change; --force regenerates. Uses the fixture machinery read-only:
-tests/fixtures/scripts/gen.py (its Cpio/Vm helpers, imported, never modified) and
-fetch-deb.sh for the kernel and busybox-static packages.
+Idempotent: does nothing if the dumps and summary exist and the inputs (the workload
+sources this guest runs, the arch's settings) did not change; --force regenerates. Uses the
+fixture machinery read-only: tests/fixtures/scripts/gen.py (its Cpio/Vm helpers, imported,
+never modified), fetch-deb.sh for the kernel and busybox-static packages, build-ppc32.sh
+for the e500 kernel (cached by the fixtures).
 """
 import hashlib, os, shutil, subprocess, sys, time
 
@@ -40,7 +59,12 @@ RAM_MIB = 2560
 # file ~0.14 GiB, sparse ~0.1 GiB; Rss summed over processes ~3.4 GiB.
 CONF = dict(HEAP_PROCS=64, SPARSE_PROCS=12, SPARSE_GIB=32, SPARSE_MIB=8,
             FORK_PARENTS=8, FORK_MIB=24, FORK_CHILDREN=3, FILE_PROCS=10, FILE_MIB=64)
-# The fixtures' kernels (tests/fixtures/data/<arch>/MANIFEST) and machines.
+PPC64_QEMU = ["qemu-system-ppc64", "-M", "pseries,cap-cfpc=broken,cap-sbbc=broken,"
+              "cap-ibs=broken,cap-ccf-assist=off,cap-large-decr=off", "-accel", "tcg",
+              "-cpu", "power9"]
+# The fixtures' kernels (tests/fixtures/data/<arch>/MANIFEST) and machines (as
+# tests/fixtures/scripts/gen.py boots them). conf: changes to CONF; kernel: a boot/ glob of
+# the package, or the ppc32 build's vmlinux; modules: loaded by init (fw_cfg for VMCOREINFO).
 ARCHES = {
     "x86_64": dict(
         out="bigdump", debarch="amd64",
@@ -56,6 +80,25 @@ ARCHES = {
               "-cpu", "cortex-a57", "-device", "vmcoreinfo"],
         console="ttyAMA0", cc="aarch64-linux-gnu-gcc", libdir="/usr/aarch64-linux-gnu/lib",
         interp="/lib/ld-linux-aarch64.so.1", kdump=False),
+    "ppc64le": dict(
+        out="bigdump-ppc64le", debarch="ppc64el",
+        kpkg="linux-image-6.1.0-50-powerpc64le", kver="6.1.176-1", kernel="boot/vmlinux-*",
+        qemu=PPC64_QEMU, console="hvc0", cc="powerpc64le-linux-gnu-gcc",
+        libdir="/usr/powerpc64le-linux-gnu/lib", interp="/lib64/ld64.so.2", kdump=False,
+        panic=False, modules=[], ram=8192, conf=dict(HEAP_PROCS=256)),
+    "armhf": dict(
+        out="bigdump-armhf", debarch="armhf",
+        kpkg="linux-image-6.1.0-50-armmp", kver="6.1.176-1", kernel="boot/vmlinuz-*",
+        qemu=["qemu-system-arm", "-M", "virt", "-accel", "tcg", "-cpu", "cortex-a15"],
+        console="ttyAMA0", cc="arm-linux-gnueabihf-gcc", libdir="/usr/arm-linux-gnueabihf/lib",
+        interp="/lib/ld-linux-armhf.so.3", kdump=False, panic=False, modules=[], ram=3072,
+        conf=dict(SPARSE_GIB=1)),
+    "ppc32": dict(
+        out="bigdump-ppc32", debarch="powerpc", kbuild="e500-64pte",
+        qemu=["qemu-system-ppc", "-M", "ppce500", "-accel", "tcg", "-cpu", "e500v2"],
+        console="ttyS0", cc="powerpc-linux-gnu-gcc", libdir="/usr/powerpc-linux-gnu/lib",
+        interp="/lib/ld.so.1", kdump=False, panic=False, modules=[], ram=3072,
+        conf=dict(SPARSE_GIB=1)),
 }
 ARCH = "x86_64"
 A = ARCHES[ARCH]
@@ -70,21 +113,39 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
+def ram_mib():
+    return A.get("ram", RAM_MIB)
+
+
+def workload():
+    return dict(CONF, **A.get("conf", {}))
+
+
+def busybox_guest():
+    return A["debarch"] != "powerpc"  # Debian has no powerpc busybox-static
+
+
 def inputs_hash():
+    """The sources that go into this guest and its settings (another arch's changes do not
+    make this dump stale)."""
     h = hashlib.sha256()
-    for f in sorted(os.listdir(HERE)):
-        if f.endswith((".c", ".sh", ".py")):
-            h.update(f.encode() + open(os.path.join(HERE, f), "rb").read())
-    h.update(repr((ARCH, sorted(A.items()), RAM_MIB, sorted(CONF.items()))).encode())
+    for f in ["bigload.c", "libbiglib.c", "init.sh" if busybox_guest() else "biginit.c"]:
+        h.update(f.encode() + open(os.path.join(HERE, f), "rb").read())
+    h.update(repr((ARCH, sorted(A.items()), ram_mib(), sorted(workload().items()))).encode())
     return h.hexdigest()[:16]
 
 
 def need_host_tools():
-    missing = [p for p, exe in (("makedumpfile", "makedumpfile"),
-                                ("qemu-system-x86", "qemu-system-x86_64"),
-                                ("qemu-system-arm", "qemu-system-aarch64"),
-                                ("gcc-aarch64-linux-gnu", "aarch64-linux-gnu-gcc"))
-               if not shutil.which(exe) and (ARCH == "arm64" or "x86" in p or "make" in p)]
+    need = {"x86_64": [("makedumpfile", "makedumpfile"), ("qemu-system-x86", "qemu-system-x86_64")],
+            "arm64": [("qemu-system-arm", "qemu-system-aarch64"),
+                      ("gcc-aarch64-linux-gnu", "aarch64-linux-gnu-gcc")],
+            "ppc64le": [("qemu-system-ppc", "qemu-system-ppc64"),
+                        ("gcc-powerpc64le-linux-gnu", "powerpc64le-linux-gnu-gcc")],
+            "armhf": [("qemu-system-arm", "qemu-system-arm"),
+                      ("gcc-arm-linux-gnueabihf", "arm-linux-gnueabihf-gcc")],
+            "ppc32": [("qemu-system-ppc", "qemu-system-ppc"),
+                      ("gcc-powerpc-linux-gnu", "powerpc-linux-gnu-gcc")]}[ARCH]
+    missing = [p for p, exe in need if not shutil.which(exe)]
     if missing:
         log("installing", " ".join(missing))
         sudo = [] if os.getuid() == 0 else ["sudo"]
@@ -134,6 +195,7 @@ def main():
     elf, kd, summ = (os.path.join(OUT, f) for f in ("qemu.elf", "qemu.kdump", "summary.txt"))
     hsh = inputs_hash()
     want = (elf, kd, summ) if A["kdump"] else (elf, summ)
+    conf_vals = workload()
     if not force and all(os.path.exists(f) for f in want) and \
             ("inputs %s\n" % hsh) in open(summ).read():
         log("up to date:", OUT, "(--force regenerates)")
@@ -142,11 +204,21 @@ def main():
     need_host_tools()
     subprocess.run([os.path.join(FIXSCRIPTS, "apt-foreign.sh"), A["debarch"], "update"],
                    check=True)
-    kroot = fetch(A["kpkg"], A["kver"])
-    bbroot = fetch("busybox-static")
-    release = A["kpkg"].replace("linux-image-", "").replace("-unsigned", "")
-    kernel = os.path.join(kroot, "boot", "vmlinuz-" + release)
-    moddir = os.path.join(kroot, "lib", "modules", release)
+    if "kbuild" in A:  # the ppc32 fixture's self-built kernel (cached by the fixtures)
+        run([os.path.join(FIXSCRIPTS, "build-ppc32.sh"), A["kbuild"]])
+        kdir = os.path.join(CACHE, "fixtures", "ppc32", "build-" + A["kbuild"])
+        kernel = os.path.join(kdir, "vmlinux")
+        release = open(os.path.join(kdir, "include/config/kernel.release")).read().strip()
+        moddir = None
+        kdesc = "self-built %s (linux-source-6.1, tests/fixtures/scripts/build-ppc32.sh %s)" % (
+            release, A["kbuild"])
+    else:
+        kroot = fetch(A["kpkg"], A["kver"])
+        release = A["kpkg"].replace("linux-image-", "").replace("-unsigned", "")
+        kernel = os.path.join(kroot, A.get("kernel", "boot/vmlinuz-*").replace("*", release))
+        moddir = os.path.join(kroot, "lib", "modules", release)
+        kdesc = "%s %s" % (A["kpkg"], A["kver"])
+    bbroot = fetch("busybox-static") if busybox_guest() else None
 
     # Programs (the host's gcc for x86_64, the Debian cross compiler for arm64).
     bdir = os.path.join(OUT, "build")
@@ -158,29 +230,33 @@ def main():
                          "-lbiglib"])
 
     cp = fixgen.Cpio()
-    cp.host("/bin/busybox", os.path.join(bbroot, "bin", "busybox"), 0o755)
-    for a in ["sh", "mount", "insmod", "stty", "dmesg", "ls", "grep", "wc", "sleep", "sync",
-              "cat", "echo", "poweroff", "mkdir", "tr", "sed", "uname"]:
-        cp.link("/bin/" + a, "busybox")
+    if busybox_guest():
+        cp.host("/bin/busybox", os.path.join(bbroot, "bin", "busybox"), 0o755)
+        for a in ["sh", "mount", "insmod", "stty", "dmesg", "ls", "grep", "wc", "sleep", "sync",
+                  "cat", "echo", "poweroff", "mkdir", "tr", "sed", "uname"]:
+            cp.link("/bin/" + a, "busybox")
+        cp.host("/init", os.path.join(HERE, "init.sh"), 0o755)
+    else:
+        run([A["cc"]] + cfl + ["-static", "-o", bdir + "/biginit", HERE + "/biginit.c"])
+        cp.host("/init", bdir + "/biginit", 0o755)
     cp.chardev("/dev/console", 5, 1)
-    for d in ["/proc", "/sys", "/tmp", "/lib", "/etc"]:
+    for d in ["/proc", "/sys", "/tmp", "/lib", "/etc", "/dev"]:
         cp.dir(d)
-    cp.host("/init", os.path.join(HERE, "init.sh"), 0o755)
     cp.host("/bin/bigload", bdir + "/bigload", 0o755)
     cp.host("/lib/libbiglib.so", bdir + "/libbiglib.so", 0o755)
     cp.host(A["interp"], os.path.realpath(os.path.join(A["libdir"],
                                                        os.path.basename(A["interp"]))), 0o755)
     cp.host("/lib/libc.so.6", os.path.realpath(os.path.join(A["libdir"], "libc.so.6")), 0o755)
-    mods = fixgen.module_closure(moddir, ["qemu_fw_cfg"])
+    mods = fixgen.module_closure(moddir, A.get("modules", ["qemu_fw_cfg"])) if moddir else []
     for m, p in mods:
         cp.host("/lib/modules/%s.ko" % m, p)
-    conf = "".join("%s=%s\n" % kv for kv in CONF.items())
+    conf = "".join("%s=%s\n" % kv for kv in conf_vals.items())
     conf += "MODULES='%s'\n" % " ".join(m for m, _ in mods)
     cp.file("/etc/bigdump.conf", conf.encode())
     initrd = os.path.join(bdir, "initrd.cpio")
     open(initrd, "wb").write(cp.bytes())
 
-    argv = A["qemu"] + ["-m", str(RAM_MIB), "-smp", "1", "-display", "none", "-nodefaults",
+    argv = A["qemu"] + ["-m", str(ram_mib()), "-smp", "1", "-display", "none", "-nodefaults",
                    "-no-reboot", "-chardev", "stdio,id=s0,signal=off", "-serial", "chardev:s0",
                    "-kernel", kernel, "-initrd", initrd,
                    "-append", "console=%s rdinit=/init quiet loglevel=3" % A["console"]]
@@ -189,7 +265,7 @@ def main():
         if os.path.exists(f):
             os.chmod(f, 0o600)
             os.unlink(f)
-    log("booting: %s (%d MiB)" % (" ".join(argv[:8]), RAM_MIB))
+    log("booting: %s (%d MiB)" % (" ".join(argv[:8]), ram_mib()))
     tb = time.time()
     vm = fixgen.Vm(argv, OUT, os.path.join(OUT, "console.log"))
     try:
@@ -199,12 +275,13 @@ def main():
         # Crash the guest first (sysrq-c, no kdump kernel loaded: it stays in panic()), so
         # the dump has a panic task: crash 8.0.6 fails to start on a QEMU dump of a
         # running x86_64 guest stopped at an arbitrary point.
-        vm.send("panic\n")
-        try:
-            vm.wait_for(lambda l: b"Kernel panic" in l, 120)
-            time.sleep(2)  # let panic() finish printing and settle in its final loop
-        except RuntimeError:
-            log("warning: no panic message seen on the console; dumping anyway")
+        if A.get("panic", True):
+            vm.send("panic\n")
+            try:
+                vm.wait_for(lambda l: b"Kernel panic" in l, 120)
+                time.sleep(2)  # let panic() finish printing and settle in its final loop
+            except RuntimeError:
+                log("warning: no panic message seen on the console; dumping anyway")
         vm.cmd("stop")
         td = time.time()
         vm.cmd("dump-guest-memory", paging=False, protocol="file:" + elf, format="elf")
@@ -239,9 +316,9 @@ def main():
     with open(summ, "w") as f:
         f.write("\n".join(lines) + "\n")
         f.write("arch %s\n" % ARCH)
-        f.write("kernel_package %s %s\n" % (A["kpkg"], A["kver"]))
-        f.write("guest_ram_mib %d\n" % RAM_MIB)
-        f.write("workload %s\n" % " ".join("%s=%s" % kv for kv in CONF.items()))
+        f.write("kernel_package %s\n" % kdesc)
+        f.write("guest_ram_mib %d\n" % ram_mib())
+        f.write("workload %s\n" % " ".join("%s=%s" % kv for kv in conf_vals.items()))
         f.write("qemu_cmdline %s\n" % " ".join(a if " " not in a else "'%s'" % a for a in argv)
                 .replace(CACHE, "$CACHE"))
         for path in want[:-1]:

@@ -50,7 +50,7 @@ bigload summary
 # The host writes these into the kdump header (QEMU leaves them empty there).
 echo "BIGDUMP-UNAME-RELEASE $(uname -r)"
 echo "BIGDUMP-UNAME-VERSION $(uname -v)"
-grep -E '^(MemTotal|MemFree|AnonPages|Shmem|PageTables|Mapped):' /proc/meminfo | tr -s ' ' | sed 's/^/BIGDUMP-MEMINFO /'
+grep -E '^(MemTotal|MemFree|AnonPages|Shmem|PageTables|Mapped|HighTotal|LowTotal):' /proc/meminfo | tr -s ' ' | sed 's/^/BIGDUMP-MEMINFO /'
 echo PSLEUTH-READY
 # The host answers "panic": the dump then shows a crashed kernel (a panic task whose stack
 # holds the panic), which crash needs to start; QEMU stopped at an arbitrary instruction can

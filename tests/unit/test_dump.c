@@ -437,6 +437,93 @@ static void test_qemu_ppc64_elf(bool guest_le)
 	free(b.p);
 }
 
+/* ---- QEMU's ppc32 ELF: e_ehsize 8 and a garbage section header table ------------------- */
+
+/* As QEMU writes it for a ppce500 guest: a big-endian ELF32 whose section header table is
+ * garbage (its string table claims 0xb000 bytes at offset 0x100: libkdumpfile 0.5.1 reads
+ * such a table's string table on open, ~180 MiB on a real dump), an NT_PRSTATUS in the
+ * 64-bit layout, no VMCOREINFO note, VMCOREINFO in a RAM page (physical 0x101000). Read
+ * through its program headers alone. */
+static void test_qemu_ppc32_elf(void)
+{
+	struct buf b = { .be = true };
+	static const unsigned char ident[] = { 0x7f, 'E', 'L', 'F', 1 /* 32-bit */, 2 /* BE */, 1 };
+	put_bytes(&b, 0, ident, sizeof ident);
+	put(&b, 16, 2, 4);      /* ET_CORE */
+	put(&b, 18, 2, 20);     /* EM_PPC */
+	put(&b, 20, 4, 1);
+	put(&b, 28, 4, 52);     /* e_phoff */
+	put(&b, 32, 4, 0x800);  /* e_shoff */
+	put(&b, 40, 2, 8);      /* e_ehsize: QEMU's 8 */
+	put(&b, 42, 2, 32);     /* e_phentsize */
+	put(&b, 44, 2, 3);      /* e_phnum */
+	put(&b, 46, 2, 40);     /* e_shentsize */
+	put(&b, 48, 2, 2);      /* e_shnum */
+	put(&b, 50, 2, 1);      /* e_shstrndx */
+	put(&b, 0x800 + 40 + 4, 4, 3);        /* section 1: SHT_STRTAB */
+	put(&b, 0x800 + 40 + 16, 4, 0x100);   /* sh_offset */
+	put(&b, 0x800 + 40 + 20, 4, 0xb000);  /* sh_size */
+	size_t note = 0x200;                  /* "CORE" NT_PRSTATUS, 64-bit layout (ignored) */
+	put(&b, note, 4, 5);
+	put(&b, note + 4, 4, 112 + 48 * 8);
+	put(&b, note + 8, 4, 1);
+	put_bytes(&b, note + 12, "CORE", 5);
+	struct {
+		uint32_t type, off, paddr, size;
+	} ph[3] = {
+		{ 4, note, 0, 20 + 112 + 48 * 8 },
+		{ 1, 0x1000, 0, 0x2000 },
+		{ 1, 0x3000, 0x100000, 0xc000 },
+	};
+	for (int i = 0; i < 3; i++) {
+		size_t o = 52 + 32 * (size_t)i;
+		put(&b, o, 4, ph[i].type);
+		put(&b, o + 4, 4, ph[i].off);
+		put(&b, o + 8, 4, ph[i].type == 1 ? 0xc0000000u + ph[i].paddr : 0);
+		put(&b, o + 12, 4, ph[i].paddr);
+		put(&b, o + 16, 4, ph[i].size);
+		put(&b, o + 20, 4, ph[i].size);
+		put(&b, o + 24, 4, 4);
+		put(&b, o + 28, 4, ph[i].type == 1 ? 0x1000 : 4);
+		if (ph[i].type == 1) {
+			b_reserve(&b, ph[i].off + ph[i].size);
+			fill_pattern(b.p + ph[i].off, ph[i].paddr, ph[i].size);
+			if (ph[i].off + ph[i].size > b.len)
+				b.len = ph[i].off + ph[i].size;
+		}
+	}
+	memset(b.p + 0x4000, 0, 0x1000); /* physical 0x101000 */
+	put_bytes(&b, 0x4000, vmcoreinfo_text, strlen(vmcoreinfo_text));
+	char *path = write_file("qemu-ppc32.elf", b.p, b.len);
+	char *warnings = NULL;
+	struct ps_dump *d = open_ok(path, &warnings);
+	if (d) {
+		const struct ps_target *t = ps_dump_target(d);
+		CHECK_STR(t->arch, "ppc32");
+		CHECK(t->big_endian, "big-endian");
+		CHECK_U64(t->ptr_size, 4);
+		CHECK_U64(t->page_size, 4096);
+		CHECK_STR(ps_dump_format(d), "elf");
+		CHECK(warnings && strstr(warnings, "QEMU's ppc32 ELF header (e_ehsize 8"), "repair named: %s",
+		      warnings ? warnings : "(none)");
+		CHECK(warnings && strstr(warnings, "left in RAM at physical address 0x101000"),
+		      "VMCOREINFO found in RAM: %s", warnings ? warnings : "(none)");
+		CHECK_STR(t->ops->vmcoreinfo(t->ctx, "OSRELEASE"), "6.1.0-test");
+		unsigned char buf[4096];
+		CHECK_U64(rd(t, 0x800, buf, 4096), PS_READ_OK);
+		CHECK(is_pattern(buf, 0x800, 4096), "bytes through the program headers");
+		CHECK_U64(rd(t, 0x10a000, buf, 16), PS_READ_OK);
+		CHECK(is_pattern(buf, 0x10a000, 16), "second segment");
+		CHECK_U64(rd(t, 0x1ff0, buf, 0x20), PS_READ_NODATA);
+		CHECK_U64(t->ops->pfn_status(t->ctx, 0x100), PS_READ_OK);
+		CHECK_U64(t->ops->pfn_status(t->ctx, 2), PS_READ_NODATA);
+		ps_dump_close(d);
+	}
+	free(warnings);
+	free(path);
+	free(b.p);
+}
+
 /* ---- kdump-compressed ------------------------------------------------------------------- */
 
 #define KD_BLOCK 4096u
@@ -792,6 +879,7 @@ int main(void)
 	test_elf(true);
 	test_qemu_ppc64_elf(true);
 	test_qemu_ppc64_elf(false);
+	test_qemu_ppc32_elf();
 	test_kdump();
 	test_garbage();
 	cleanup();
