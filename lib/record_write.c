@@ -30,6 +30,8 @@ struct ps_writer {
 	struct ps_map run;
 	struct ps_swap swap_run;
 	const char *run_reason;
+	struct ps_pte pte_last;               /* the PTE bits pte_text spells ("" before any) */
+	char pte_text[PS_PTE_NBITS + 1];
 	uint64_t tasks, mms, vmas, runs, pages;
 };
 
@@ -215,7 +217,8 @@ static int end_line(struct ps_writer *w)
 			     (int)tl, w->line, len, PS_MAX_LINE);
 	}
 	put_c(w, '\n');
-	if (fwrite(w->line, 1, w->len, w->fp) != w->len)
+	/* Unlocked: a writer belongs to one thread, and the lock is a tenth of a page run's cost. */
+	if (fwrite_unlocked(w->line, 1, w->len, w->fp) != w->len)
 		return wfail(w, "%s: write failed: %s", w->path, strerror(errno));
 	w->len = 0;
 	return 0;
@@ -354,23 +357,103 @@ static const char *x_reason(const char *reason)
 	return reason && strcmp(reason, "missing") == 0 ? "missing" : "dumplevel";
 }
 
+/* Page runs are most of every file (a line per page where frames are scattered), so their
+ * line is built without the per-byte bounds checks of put_c: it is short (at most
+ * RUN_LINE_MAX bytes), far below LINE_CAP. Same bytes as the key/put_* path would give. */
+#define RUN_LINE_MAX (2 + 20 + 1 + 16 + 1 + 16 + 1 + 20 + 1 + 20 + 1 + 20 + 1 + PS_PTE_NBITS + 1 + 16 + 1 + 3 + 1 + 16 + 1)
+_Static_assert(RUN_LINE_MAX < LINE_CAP, "a page run line fits the line buffer");
+
+/* "000102...ff" and "0001...99": two digits per table look-up. */
+static const char hex_pairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+static const char dec_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static char *fast_hex(char *p, uint64_t v)
+{
+	unsigned digits = v ? (67u - (unsigned)__builtin_clzll(v)) / 4 : 1;
+	char *q = p + digits;
+	for (; v >= 256; v >>= 8)
+		q -= 2, memcpy(q, hex_pairs + (v & 255) * 2, 2);
+	if (v >= 16)
+		q -= 2, memcpy(q, hex_pairs + v * 2, 2);
+	else
+		*--q = "0123456789abcdef"[v];
+	return p + digits;
+}
+
+static char *fast_dec(char *p, uint64_t v)
+{
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	char tmp[20], *q = tmp + sizeof tmp;
+	for (; v >= 100; v /= 100)
+		q -= 2, memcpy(q, dec_pairs + (v % 100) * 2, 2);
+	if (v >= 10)
+		q -= 2, memcpy(q, dec_pairs + v * 2, 2);
+	else
+		*--q = (char)('0' + v);
+	size_t n = (size_t)(tmp + sizeof tmp - q);
+	memcpy(p, q, n);
+	return p + n;
+}
+
+static char *fast_hex_or_unknown(char *p, uint64_t v)
+{
+	if (v == PS_UNKNOWN) {
+		*p = '-';
+		return p + 1;
+	}
+	return fast_hex(p, v);
+}
+
+static char *fast_dec_or_unknown(char *p, uint64_t v)
+{
+	if (v == PS_UNKNOWN) {
+		*p = '-';
+		return p + 1;
+	}
+	return fast_dec(p, v);
+}
+
 static int write_run(struct ps_writer *w, const struct ps_map *m)
 {
-	w->len = 0;
-	put_c(w, m->excluded ? 'x' : 'm');
-	put_c(w, ' '), put_dec(w, m->mm);
-	put_c(w, ' '), put_hex(w, m->vaddr);
-	put_c(w, ' '), put_hex_or_unknown(w, m->pfn);
-	put_c(w, ' '), put_dec(w, m->npages);
-	put_c(w, ' '), put_dec_or_unknown(w, m->mapcount);
-	put_c(w, ' '), put_dec_or_unknown(w, m->refcount);
-	char pte[PS_PTE_NBITS + 1];
-	ps_pte_format(m->pte, pte);
-	put_c(w, ' '), put_s(w, pte);
-	put_c(w, ' '), put_hex_or_unknown(w, m->pflags);
-	put_c(w, ' '), put_dec(w, m->shift);
-	if (m->excluded)
-		put_c(w, ' '), put_s(w, x_reason(m->reason));
+	char *p = w->line;
+	*p++ = m->excluded ? 'x' : 'm';
+	*p++ = ' ', p = fast_dec(p, m->mm);
+	*p++ = ' ', p = fast_hex(p, m->vaddr);
+	*p++ = ' ', p = fast_hex_or_unknown(p, m->pfn);
+	*p++ = ' ', p = fast_dec(p, m->npages);
+	*p++ = ' ', p = fast_dec_or_unknown(p, m->mapcount);
+	*p++ = ' ', p = fast_dec_or_unknown(p, m->refcount);
+	*p++ = ' ';
+	if (!w->pte_text[0] || m->pte.set != w->pte_last.set || m->pte.known != w->pte_last.known) {
+		ps_pte_format(m->pte, w->pte_text); /* the same bits run after run: format once */
+		w->pte_last = m->pte;
+	}
+	memcpy(p, w->pte_text, PS_PTE_NBITS);
+	p += PS_PTE_NBITS;
+	*p++ = ' ', p = fast_hex_or_unknown(p, m->pflags);
+	*p++ = ' ', p = fast_dec(p, m->shift);
+	if (m->excluded) {
+		const char *reason = x_reason(m->reason); /* a static word, no escaping needed */
+		size_t len = strlen(reason);
+		*p++ = ' ';
+		memcpy(p, reason, len);
+		p += len;
+	}
+	w->len = (size_t)(p - w->line);
 	w->runs++;
 	w->pages += m->npages;
 	return end_line(w);

@@ -12,10 +12,11 @@
  *   /proc/PID/task/TID/status   Tgid and the mm's RssAnon/RssFile/RssShmem/VmSwap (kB -> pages)
  *   /proc/PID/pagemap           per page: present (63), swapped (62), PFN or swap type/offset
  *                               (0-54), exclusively mapped (56), soft-dirty (55), guard (58);
- *                               read in batches of up to BATCH_PAGES entries per pread
- *   PAGEMAP_SCAN ioctl (6.7+)   which ranges of a big VMA are populated (present or swapped),
- *                               so holes are never read; which ranges a huge (PMD/PUD) leaf
- *                               maps, asked only for batches holding compound pages
+ *                               read in batches of up to BATCH_PAGES entries, a big batch
+ *                               shared out to the --jobs reader threads (as are the kpage reads)
+ *   PAGEMAP_SCAN ioctl (6.7+)   where the next populated (present or swapped) page of a big
+ *                               VMA is, so big holes are jumped over; which ranges a huge
+ *                               (PMD/PUD) leaf maps, asked only for batches holding compound pages
  *   /proc/PID/smaps             only for processes with huge leaves: KernelPageSize, which
  *                               tells hugetlb VMAs (page size > base) from THP; and before
  *                               6.7 Rss/Swap, to skip big VMAs with nothing in them
@@ -62,7 +63,11 @@
 #include <unistd.h>
 
 #define BATCH_PAGES 65536u /* pagemap entries per pread: 512 KiB of buffer, 256 MiB of VA */
-#define SPARSE_SCAN_MIN_PAGES 4096u /* VMAs from 16 MiB (4K pages) on: read populated ranges only */
+#define SPARSE_SCAN_MIN_PAGES 4096u /* VMAs from 16 MiB (4K pages) on: jump over holes */
+/* Reader threads by default: one per CPU up to this many (the kernel's per-page work for
+ * pagemap and /proc/kpage* spreads over CPUs; more would crowd a busy machine). */
+#define DEFAULT_MAX_JOBS 4u
+#define MAX_JOBS 64u
 #define PF_EXITING_FLAG 0x4u /* include/linux/sched.h */
 /* Swap types at or above this are special entries (migration, hwpoison, device, markers):
  * MAX_SWAPFILES is 32 minus at most 9 of those in any configuration. */
@@ -73,6 +78,7 @@ struct snap_options {
 	uint64_t *pids;
 	size_t npids;
 	bool no_pages;
+	unsigned jobs;  /* reader threads, the main one included; 0: default */
 	double every;   /* seconds between snapshot starts; 0: one snapshot */
 	uint64_t count; /* snapshots to take; 0 with --every: until SIGINT/SIGTERM */
 };
@@ -99,6 +105,7 @@ struct snap {
 	uint64_t next_mm_id;
 	struct kpage_files kp;
 	struct kpage_scratch kscratch;
+	struct read_pool *pool; /* threads sharing big pagemap and kpage reads */
 	/* reused per process */
 	struct proc_buf buf, maps_text, smaps_text;
 	bool smaps_loaded;
@@ -110,8 +117,8 @@ struct snap {
 	size_t threads_cap;
 	uint64_t *tids; /* the thread ids of the process being read */
 	size_t tids_cap;
-	struct va_range *huge, *populated;
-	size_t nhuge, huge_cap, npopulated, populated_cap;
+	struct va_range *huge, *ranges;
+	size_t nhuge, huge_cap, nranges, ranges_cap;
 	/* one batch */
 	uint64_t *pm, *pfn, *count_pfn, *count, *flags;
 	uint8_t *shift;
@@ -143,7 +150,8 @@ static void problem(struct snap *s, uint64_t mm_id, uint64_t at, const char *fmt
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pagesleuth snap [--pid PID]... [-o FILE] [--no-pages] [--every SECONDS [--count N]]\n\n"
+		"usage: pagesleuth snap [--pid PID]... [-o FILE] [--no-pages] [--jobs N]\n"
+		"                       [--every SECONDS [--count N]]\n\n"
 		"Snapshot running user processes from /proc into pagesleuth records: threads, address\n"
 		"spaces, VMAs and, page by page, what each maps (PFN, mapcount, page flags; swap).\n\n"
 		"  -p, --pid PID    only this process (repeatable); default: every user process\n"
@@ -153,6 +161,8 @@ static void usage(FILE *out)
 		"                   stream (snapshot seq=0, 1, ...), each with its threads' fault counters,\n"
 		"                   for 'pagesleuth report' (thrash) and 'pagesleuth diff'\n"
 		"  -c, --count N    with --every: N snapshots (default: until SIGINT or SIGTERM)\n"
+		"  -j, --jobs N     threads reading page tables and page frames of big processes\n"
+		"                   (default: one per CPU, at most 4; 1: no threads)\n"
 		"  -h, --help       this text\n\n"
 		"Run as root for PFNs, mapcounts, page flags and PSS; without root those are written as\n"
 		"unknown. SIGINT/SIGTERM during --every stop after the process being read: that snapshot\n"
@@ -181,6 +191,7 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		{ "no-pages", no_argument, NULL, 'n' },
 		{ "every", required_argument, NULL, 'e' },
 		{ "count", required_argument, NULL, 'c' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -188,7 +199,7 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 	opterr = 0; /* our own messages, with the command's name */
 	bool have_count = false;
 	int c;
-	while ((c = getopt_long(argc, argv, ":p:o:e:c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:o:e:c:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -224,6 +235,18 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 			}
 			opt->count = n;
 			have_count = true;
+			break;
+		}
+		case 'j': {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || n == 0 || n > MAX_JOBS || optarg[0] == '-') {
+				fprintf(stderr, "pagesleuth snap: --jobs %s: not a number of threads (1 to %u)\n",
+					optarg, MAX_JOBS);
+				return 2;
+			}
+			opt->jobs = (unsigned)n;
 			break;
 		}
 		case 'h': usage(stdout); return 0;
@@ -544,7 +567,7 @@ static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma 
 		for (size_t i = 0; i < n; i++)
 			s->pfn[i] = (s->pm[i] & PM_PRESENT) && (s->pm[i] & PM_PFN_MASK)
 					    ? s->pm[i] & PM_PFN_MASK : PS_UNKNOWN;
-		int err = kpage_lookup(s->kp.flags_fd, &s->kscratch, s->pfn, n, s->flags);
+		int err = kpage_lookup(s->kp.flags_fd, &s->kscratch, s->pool, s->pfn, n, s->flags);
 		if (!err) {
 			/* An order-0 page that pagemap calls exclusively mapped has mapcount 1 by
 			 * definition (under CONFIG_PAGE_MAPCOUNT and NO_PAGE_MAPCOUNT alike): skip
@@ -556,7 +579,7 @@ static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma 
 				    s->flags[i] != PS_UNKNOWN && !(s->flags[i] & compound))
 					s->count_pfn[i] = PS_UNKNOWN;
 			}
-			err = kpage_lookup(s->kp.count_fd, &s->kscratch, s->count_pfn, n, s->count);
+			err = kpage_lookup(s->kp.count_fd, &s->kscratch, s->pool, s->count_pfn, n, s->count);
 			for (size_t i = 0; i < n; i++)
 				if (s->count_pfn[i] != s->pfn[i])
 					s->count[i] = 1;
@@ -574,6 +597,7 @@ static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma 
 	batch_shifts(s, p, vma, va, n);
 
 	const uint8_t known = 1u << PS_PTE_USER | 1u << PS_PTE_SOFTDIRTY | 1u << PS_PTE_EXCLUSIVE;
+	const uint64_t pte_bits = PM_PRESENT | PM_SOFT_DIRTY | PM_MMAP_EXCLUSIVE;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t e = s->pm[i], vaddr = va + i * s->page_size;
 		if (e & PM_PRESENT) {
@@ -582,13 +606,29 @@ static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma 
 				set |= 1u << PS_PTE_SOFTDIRTY;
 			if (e & PM_MMAP_EXCLUSIVE)
 				set |= 1u << PS_PTE_EXCLUSIVE;
+			/* The pages after it that the writer would merge into its run (same bits,
+			 * next frame) go in one call: a run costs one call, not one per page. The
+			 * zero page is left to the writer's own rule (same frame, not the next). */
+			size_t j = i + 1;
+			bool zero = s->flags[i] != PS_UNKNOWN && (s->flags[i] & PS_PF(PS_PF_ZERO_PAGE));
+			if (!zero) {
+				uint64_t next_pfn = s->pfn[i] == PS_UNKNOWN ? PS_UNKNOWN : s->pfn[i] + 1;
+				while (j < n && (s->pm[j] & pte_bits) == (e & pte_bits) && s->pfn[j] == next_pfn &&
+				       s->count[j] == s->count[i] && s->flags[j] == s->flags[i] &&
+				       s->shift[j] == s->shift[i]) {
+					j++;
+					if (next_pfn != PS_UNKNOWN)
+						next_pfn++;
+				}
+			}
 			struct ps_map m = {
-				.mm = p->mm_id, .vaddr = vaddr, .pfn = s->pfn[i], .npages = 1,
+				.mm = p->mm_id, .vaddr = vaddr, .pfn = s->pfn[i], .npages = j - i,
 				.mapcount = s->count[i], .refcount = PS_UNKNOWN,
 				.pte = { .set = set, .known = known },
 				.pflags = s->flags[i], .shift = s->shift[i],
 			};
 			add_map(s, r, &m);
+			i = j - 1;
 		} else if ((e & PM_SWAP) && !(e & PM_GUARD_REGION)) {
 			/* Guard markers own no memory; everything else swap-like does. Without
 			 * root the kernel hides type and offset (they read 0). */
@@ -607,73 +647,117 @@ static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma 
 	}
 }
 
-/* The runs of [start, end) inside VMA, read BATCH_PAGES entries at a time. */
-static void write_range(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma,
-			struct vma_runs *r, uint64_t start, uint64_t end)
+/* Where the populated part of VMA resumes at or after VA: VA itself for small VMAs (holes
+ * cost little to read through), else the next present or swapped page that PAGEMAP_SCAN
+ * finds (it skips empty page-table levels: a sanitizer's terabytes of shadow would otherwise
+ * be gigabytes of empty pagemap entries), or the VMA's end when nothing more is there. */
+static uint64_t next_populated(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma,
+			       uint64_t va)
 {
-	uint64_t span = (uint64_t)BATCH_PAGES * s->page_size;
-	for (uint64_t va = start; va < end;) {
-		uint64_t chunk_end = (va & ~(span - 1)) + span; /* aligned, so no PMD straddles */
-		if (chunk_end > end || chunk_end < va)
-			chunk_end = end;
-		size_t n = (size_t)((chunk_end - va) / s->page_size);
-		ssize_t got = p->failed ? 0 : pagemap_read(p->pagemap_fd, va / s->page_size, n, s->pm);
-		if (got < 0) {
-			problem(s, p->mm_id, va, "pid %llu: /proc/%llu/pagemap: %s", (unsigned long long)p->pid,
-				(unsigned long long)p->pid, strerror((int)-got));
-			p->failed = "pgtable-unreadable";
-			got = 0;
-		}
-		if (got > 0)
-			write_batch(s, p, vma, r, va, (size_t)got);
-		if ((size_t)got < n) {
-			uint64_t at = va + (uint64_t)got * s->page_size;
-			if (!p->failed) {
-				problem(s, p->mm_id, at, "pid %llu: /proc/%llu/pagemap: process exited during the snapshot",
-					(unsigned long long)p->pid, (unsigned long long)p->pid);
-				p->failed = "pid-gone";
-			}
-			add_unknown(s, r, at, (end - at) / s->page_size, p->failed);
-			return;
-		}
-		va = chunk_end;
+	if ((vma->end - vma->start) / s->page_size < SPARSE_SCAN_MIN_PAGES || p->failed)
+		return va;
+	if (s->scan_supported) {
+		uint64_t at;
+		int err = pagemap_next_populated(p->pagemap_fd, va, vma->end, &at);
+		if (!err)
+			return at;
+		if (err == ENOTTY || err == EINVAL)
+			s->scan_supported = false;
+		else
+			return va; /* read through: slower, never wrong */
 	}
+	/* Older kernels: smaps (one walk that skips holes) says whether anything is there at
+	 * all; asked once, at the VMA's start. */
+	if (va != vma->start)
+		return va;
+	const char *smaps = smaps_of(s, p);
+	uint64_t rss = proc_smaps_field_kb(smaps, vma->start, "Rss");
+	uint64_t swap = proc_smaps_field_kb(smaps, vma->start, "Swap");
+	return rss == 0 && swap == 0 ? vma->end : va;
 }
 
-/* Where in VMA to read pagemap: the populated ranges when the VMA is big enough for holes to
- * matter (a sanitizer's terabytes of shadow would otherwise mean gigabytes of empty pagemap
- * entries), else all of it. Sets s->populated / s->npopulated. */
-static void populated_ranges(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma)
+/* Empty entries at the end of a batch from which a jump to the next populated page is
+ * worth a PAGEMAP_SCAN call: one page table's worth (reading through fewer is as cheap). */
+#define HOLE_JUMP_PAGES 512u
+/* A batch with fewer populated entries than 1 in this many makes the rest of its VMA be read
+ * range by range, as PAGEMAP_SCAN lists them (stray pages scattered over gigabytes). */
+#define SPARSE_BATCH_RATIO 8u
+
+/* Read and write the pagemap entries of [va, chunk_end) (within one BATCH_PAGES-aligned
+ * span). Returns the number of populated entries, or -1 when the process could not be read
+ * further: then the rest of the VMA is written as unknown. */
+static ssize_t write_chunk(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma,
+			   struct vma_runs *r, uint64_t va, uint64_t chunk_end)
 {
-	s->npopulated = 0;
-	uint64_t npages = (vma->end - vma->start) / s->page_size;
-	if (npages >= SPARSE_SCAN_MIN_PAGES && !p->failed) {
-		if (s->scan_supported) {
-			int err = pagemap_populated_ranges(p->pagemap_fd, vma->start, vma->end, &s->populated,
-							   &s->npopulated, &s->populated_cap);
-			if (!err)
-				return;
-			if (err == ENOTTY || err == EINVAL)
-				s->scan_supported = false;
-		}
-		if (!s->scan_supported) {
-			/* Older kernels: smaps (one walk that skips holes) says whether anything
-			 * is there at all. */
-			const char *smaps = smaps_of(s, p);
-			uint64_t rss = proc_smaps_field_kb(smaps, vma->start, "Rss");
-			uint64_t swap = proc_smaps_field_kb(smaps, vma->start, "Swap");
-			if (rss == 0 && swap == 0)
-				return;
-		}
+	size_t n = (size_t)((chunk_end - va) / s->page_size);
+	ssize_t got = p->failed ? 0 : pagemap_read_pool(p->pagemap_fd, s->pool, va / s->page_size,
+							 n, s->pm);
+	if (got < 0) {
+		problem(s, p->mm_id, va, "pid %llu: /proc/%llu/pagemap: %s", (unsigned long long)p->pid,
+			(unsigned long long)p->pid, strerror((int)-got));
+		p->failed = "pgtable-unreadable";
+		got = 0;
 	}
-	if (s->populated_cap == 0) {
-		s->populated = malloc(16 * sizeof *s->populated);
-		if (!s->populated)
+	if (got > 0)
+		write_batch(s, p, vma, r, va, (size_t)got);
+	if ((size_t)got < n) {
+		uint64_t at = va + (uint64_t)got * s->page_size;
+		if (!p->failed) {
+			problem(s, p->mm_id, at, "pid %llu: /proc/%llu/pagemap: process exited during the snapshot",
+				(unsigned long long)p->pid, (unsigned long long)p->pid);
+			p->failed = "pid-gone";
+		}
+		add_unknown(s, r, at, (vma->end - at) / s->page_size, p->failed);
+		return -1;
+	}
+	ssize_t populated = 0;
+	for (size_t i = 0; i < n; i++)
+		populated += (s->pm[i] & (PM_PRESENT | PM_SWAP)) != 0;
+	return populated;
+}
+
+/* The end of the BATCH_PAGES-aligned span holding VA, at most END (so no PMD straddles two
+ * batches). */
+static uint64_t chunk_end_of(const struct snap *s, uint64_t va, uint64_t end)
+{
+	uint64_t span = (uint64_t)BATCH_PAGES * s->page_size, chunk_end = (va & ~(span - 1)) + span;
+	return chunk_end > end || chunk_end < va ? end : chunk_end;
+}
+
+/* The page runs of VMA, read BATCH_PAGES entries at a time from where pages are: dense memory
+ * straight through (a page-table walk to find where pages are would cost a tenth again), big
+ * holes jumped over, sparse stretches range by range. */
+static void write_range(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma,
+			struct vma_runs *r)
+{
+	uint64_t end = vma->end;
+	for (uint64_t va = next_populated(s, p, vma, vma->start); va < end;) {
+		uint64_t chunk_end = chunk_end_of(s, va, end);
+		size_t n = (size_t)((chunk_end - va) / s->page_size);
+		ssize_t populated = write_chunk(s, p, vma, r, va, chunk_end);
+		if (populated < 0)
 			return;
-		s->populated_cap = 16;
+		va = chunk_end;
+		if (va >= end || (vma->end - vma->start) / s->page_size < SPARSE_SCAN_MIN_PAGES)
+			continue;
+		if ((size_t)populated * SPARSE_BATCH_RATIO < n && s->scan_supported &&
+		    pagemap_populated_ranges(p->pagemap_fd, va, end, &s->ranges, &s->nranges,
+					     &s->ranges_cap) == 0) {
+			for (size_t i = 0; i < s->nranges; i++)
+				for (uint64_t at = s->ranges[i].start; at < s->ranges[i].end;) {
+					uint64_t to = chunk_end_of(s, at, s->ranges[i].end);
+					if (write_chunk(s, p, vma, r, at, to) < 0)
+						return;
+					at = to;
+				}
+			return;
+		}
+		size_t empty = 0;
+		while (empty < n && !(s->pm[n - 1 - empty] & (PM_PRESENT | PM_SWAP)))
+			empty++;
+		if (empty >= HOLE_JUMP_PAGES)
+			va = next_populated(s, p, vma, va);
 	}
-	s->populated[0] = (struct va_range){ vma->start, vma->end };
-	s->npopulated = 1;
 }
 
 /* Page runs and the summary of one VMA. */
@@ -682,11 +766,8 @@ static void write_vma_pages(struct snap *s, struct proc_ctx *p, const struct ps_
 	struct vma_runs r = { .sum = { .mm = p->mm_id, .start = vma->start } };
 	/* [vsyscall] lies above the task size, where pagemap has no entries and the process no
 	 * page table of its own: nothing to record. */
-	if (strcmp(vma->path, "[vsyscall]") != 0) {
-		populated_ranges(s, p, vma);
-		for (size_t i = 0; i < s->npopulated; i++)
-			write_range(s, p, vma, &r, s->populated[i].start, s->populated[i].end);
-	}
+	if (strcmp(vma->path, "[vsyscall]") != 0)
+		write_range(s, p, vma, &r);
 	ps_write_sum(s->w, &r.sum); /* also ends the pending run */
 }
 
@@ -838,8 +919,9 @@ static void snap_free(struct snap *s)
 {
 	kpage_close(&s->kp);
 	kpage_scratch_free(&s->kscratch);
+	read_pool_free(s->pool);
 	proc_buf_free(&s->buf), proc_buf_free(&s->maps_text), proc_buf_free(&s->smaps_text);
-	free(s->maps), free(s->vmas), free(s->threads), free(s->tids), free(s->huge), free(s->populated);
+	free(s->maps), free(s->vmas), free(s->threads), free(s->tids), free(s->huge), free(s->ranges);
 	free(s->pm), free(s->pfn), free(s->count_pfn), free(s->count), free(s->flags), free(s->shift);
 }
 
@@ -943,6 +1025,12 @@ int ps_cmd_snap(int argc, char **argv)
 	s.count = malloc(BATCH_PAGES * sizeof *s.count);
 	s.flags = malloc(BATCH_PAGES * sizeof *s.flags);
 	s.shift = malloc(BATCH_PAGES);
+	unsigned jobs = opt.jobs;
+	if (!jobs) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = cpus < 1 ? 1 : cpus > (long)DEFAULT_MAX_JOBS ? DEFAULT_MAX_JOBS : (unsigned)cpus;
+	}
+	s.pool = opt.no_pages ? NULL : read_pool_new(jobs); /* NULL: all in this thread */
 	uint64_t *all_pids = NULL;
 	size_t pids_cap = 0;
 	rc = 2;

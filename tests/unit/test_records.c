@@ -1542,6 +1542,72 @@ static void test_random_maps(void)
 	free(t), free(want);
 }
 
+/* The writer's page-run lines against a printf oracle: random values of every digit count
+ * (decimal and hex, 0 and the largest known values), unknown fields, PTE bits that change
+ * and repeat, x reasons. Gaps between the runs keep the writer from merging them. */
+static void test_write_random_maps(void)
+{
+	enum { N = 20000 };
+	static const uint64_t edges[] = { 0, 1, 9, 10, 15, 16, 99, 100, 255, 256, 999, 1000, 4095,
+					  4096, 0xffffffff, 0x100000000, 9999999999999999999u,
+					  10000000000000000000u, PS_UNKNOWN - 1 };
+	const size_t nedges = sizeof edges / sizeof edges[0];
+	char *buf = NULL, *want = malloc((size_t)N * 200);
+	size_t len = 0, wlen = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	struct ps_writer *w = ps_writer_open_stream(fp, "mem");
+	ps_write_header(w, &(struct ps_header){ .source = "test", .page_size = 4096 });
+	fflush(fp);
+	size_t header_len = len;
+	uint64_t vaddr = 0;
+	for (int i = 0; i < N; i++) {
+		uint64_t pick = rnd();
+#define VALUE(unknown_ok) (pick = rnd(), (unknown_ok) && pick % 7 == 0 ? PS_UNKNOWN : \
+			   pick % 3 == 0 ? edges[pick / 3 % nedges] : rnd_hexval(16))
+		struct ps_map m = { .mm = VALUE(false), .vaddr = vaddr, .pfn = VALUE(true),
+				    .npages = 1 + rnd() % 300, .mapcount = VALUE(true), .refcount = VALUE(true),
+				    .pflags = VALUE(true), .shift = (unsigned)(rnd() % 64),
+				    .excluded = rnd() % 10 == 0,
+				    .reason = rnd() % 2 ? "missing" : "dumplevel" };
+#undef VALUE
+		if (rnd() % 4) /* runs of the same PTE bits, and changes */
+			m.pte.known = (uint8_t)rnd(), m.pte.set = (uint8_t)rnd() & m.pte.known;
+		else if (i)
+			m.pte.known = 0xff, m.pte.set = 0x0d;
+		vaddr += (m.npages + 1 + rnd() % 1000) * 4096; /* never continues the last run */
+		if (vaddr >= PS_UNKNOWN - (UINT64_C(1) << 40))
+			vaddr = 0;
+		CHECK(ps_write_map(w, &m) == 0, "ps_write_map %d", i);
+		char pte[PS_PTE_NBITS + 1], pfn[20], mc[24], rc[24], fl[20];
+		ps_pte_format(m.pte, pte);
+		snprintf(pfn, sizeof pfn, m.pfn == PS_UNKNOWN ? "-" : "%llx", (unsigned long long)m.pfn);
+		snprintf(mc, sizeof mc, m.mapcount == PS_UNKNOWN ? "-" : "%llu", (unsigned long long)m.mapcount);
+		snprintf(rc, sizeof rc, m.refcount == PS_UNKNOWN ? "-" : "%llu", (unsigned long long)m.refcount);
+		snprintf(fl, sizeof fl, m.pflags == PS_UNKNOWN ? "-" : "%llx", (unsigned long long)m.pflags);
+		wlen += (size_t)sprintf(want + wlen, "%c %llu %llx %s %llu %s %s %s %s %u%s%s\n",
+					m.excluded ? 'x' : 'm', (unsigned long long)m.mm,
+					(unsigned long long)m.vaddr, pfn, (unsigned long long)m.npages, mc,
+					rc, pte, fl, m.shift, m.excluded ? " " : "",
+					m.excluded ? m.reason : "");
+	}
+	char *err = NULL;
+	CHECK(ps_writer_close(w, false, &err) == 0, "close: %s", err ? err : "");
+	fclose(fp);
+	const char *got = buf + header_len;
+	size_t at = 0;
+	while (at < wlen && at < len - header_len && got[at] == want[at])
+		at++;
+	if (!CHECK(len - header_len == wlen && at == wlen, "written m lines differ from printf's at byte %zu", at)) {
+		const char *line = want + at;
+		while (line > want && line[-1] != '\n')
+			line--;
+		fprintf(stderr, "  expected: %.*s", (int)strcspn(line, "\n") + 1, line);
+		fprintf(stderr, "  written:  %.*s", (int)strcspn(got + (line - want), "\n") + 1,
+			got + (line - want));
+	}
+	free(buf), free(want), free(err);
+}
+
 /* An output that exists and is not a regular file (/dev/null, a FIFO) is written in place:
  * renaming a temporary file over it would replace the device with a file. */
 static void test_special_output(void)
@@ -1589,6 +1655,7 @@ int main(void)
 	test_misc();
 	test_large();
 	test_random_maps();
+	test_write_random_maps();
 	test_special_output();
 	rmdir(tmpdir);
 	for (size_t i = 0; i < cat_n; i++)
