@@ -13,8 +13,11 @@ static const struct {
 	{ "report", ps_cmd_report, "analyse record files: summaries, maps, PSS/USS, charts, HTML" },
 	{ "diff", ps_cmd_diff, "compare two snapshots: what grew and shrank per process and unit" },
 	{ "snap", ps_cmd_snap, "snapshot this running system's processes into records (live)" },
+	{ "wss", ps_cmd_wss, "measure a running process's working-set size (referenced or idle pages)" },
 	{ "extract", ps_cmd_extract, "read a kernel dump (vmcore, kdump) into records" },
 	{ "profile", ps_cmd_profile, "write a kernel's type information as a small profile" },
+	{ "valgrind", ps_cmd_valgrind, "run a program under the pagesleuth Valgrind tool (trace records)" },
+	{ "lackey", ps_cmd_lackey, "turn stock Lackey --trace-mem output into working-set records" },
 };
 
 static void usage(FILE *out)

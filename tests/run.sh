@@ -30,6 +30,9 @@ if ! make -s -j"$jobs" all CFLAGS="-O2 -g -Werror" || ! make -s -j"$jobs" asan; 
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+# The Valgrind tool (valgrind/, mk/valgrind.mk): a failure shows up as the valgrind_* cases
+# failing, each naming the build.
+make -s -j"$jobs" valgrind-tool CFLAGS="-O2 -g -Werror" || echo "valgrind tool: build failed"
 
 echo "== crash extension: Debian's crash 8.0.2, and crash 8.0.6 built from source (cached)"
 # crash 8.0.6 is built once per machine from Debian's trixie source package (~15 min cold,

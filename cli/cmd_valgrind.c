@@ -1,0 +1,152 @@
+/* cmd_valgrind.c - `pagesleuth valgrind [OPTIONS] -- PROG ARGS`: run PROG under the
+ * pagesleuth Valgrind tool from the private VALGRIND_LIB directory `make valgrind-tool`
+ * builds (nothing installed system-wide), by exec'ing the stock valgrind launcher. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+
+#define TOOL_FILE "pagesleuth-amd64-linux"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pagesleuth valgrind [OPTIONS] [--] PROG [ARGS...]\n\n"
+		"Run PROG under Valgrind with the pagesleuth tool; it writes trace records\n"
+		"(working set over time, peaks with call stacks, hot pages, marks, and per-object\n"
+		"and allocation-tree records when built with the heap modules) for `pagesleuth\n"
+		"report`. Time is counted in executed instructions.\n\n"
+		"options (passed to the tool; Valgrind core options such as --trace-children=yes\n"
+		"are passed through too):\n"
+		"  -o FILE, --out=FILE  record file [pagesleuth.out.PID]\n"
+		"  --ws-every=T         sample every T instructions [100000]\n"
+		"  --ws-tau=TAU         working set = pages touched in the last TAU instructions [T]\n"
+		"  --page-size=N        page size, a power of two >= 512 [4096]\n"
+		"  --hot=N              the N most accessed code and data pages [0 = off]\n"
+		"  --peaks=yes|no       peak detection with call stacks [yes]\n"
+		"  --peak-window=W, --peak-gain=G, --peak-adapt=A   peak detector (docs/valgrind.md)\n"
+		"  valgrind --tool=pagesleuth --help lists every tool option.\n\n"
+		"The tool is looked up in $PAGESLEUTH_VALGRIND_LIB, then in valgrind-lib/ beside\n"
+		"this program (make valgrind-tool), then in ../lib/pagesleuth/valgrind-lib/.\n"
+		"Programs annotate phases with PAGESLEUTH_MARK(\"text\") from valgrind/pagesleuth.h.\n"
+		"docs/valgrind.md has the details.\n");
+}
+
+static int has_tool(const char *dir)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/%s", dir, TOOL_FILE) >= (int)sizeof path)
+		return 0;
+	return access(path, X_OK) == 0;
+}
+
+/* The VALGRIND_LIB directory, or NULL with a message. */
+static const char *find_lib(char *buf, size_t len)
+{
+	const char *env = getenv("PAGESLEUTH_VALGRIND_LIB");
+	if (env && *env) {
+		if (has_tool(env))
+			return env;
+		fprintf(stderr, "pagesleuth valgrind: PAGESLEUTH_VALGRIND_LIB=%s has no %s\n", env,
+			TOOL_FILE);
+		return NULL;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		static const char *const rel[] = { "valgrind-lib", "../lib/pagesleuth/valgrind-lib" };
+		for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+			if (snprintf(buf, len, "%s/%s", exe, rel[i]) < (int)len && has_tool(buf))
+				return buf;
+		}
+	}
+	fprintf(stderr, "pagesleuth valgrind: the Valgrind tool is not built: no %s beside this "
+			"program (run `make valgrind-tool`, or set PAGESLEUTH_VALGRIND_LIB)\n",
+		TOOL_FILE);
+	return NULL;
+}
+
+int ps_cmd_valgrind(int argc, char **argv)
+{
+	/* argv: [0]="valgrind", options..., [--], PROG, ARGS */
+	char **args = calloc((size_t)argc + 4, sizeof *args);
+	if (!args) {
+		fprintf(stderr, "pagesleuth valgrind: out of memory\n");
+		return 1;
+	}
+	int na = 0, i = 1;
+	args[na++] = "valgrind";
+	args[na++] = "--tool=pagesleuth";
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout);
+			free(args);
+			return 0;
+		}
+		if (a[0] != '-')
+			break; /* PROG */
+		if (strcmp(a, "-o") == 0) {
+			if (i + 1 >= argc || !argv[i + 1][0]) {
+				fprintf(stderr, "pagesleuth valgrind: -o needs a file name\n");
+				free(args);
+				return 2;
+			}
+			size_t l = strlen(argv[i + 1]) + 7;
+			char *o = malloc(l);
+			if (!o) {
+				free(args);
+				return 1;
+			}
+			snprintf(o, l, "--out=%s", argv[++i]);
+			args[na++] = o;
+			continue;
+		}
+		if (strncmp(a, "--tool=", 7) == 0) {
+			fprintf(stderr, "pagesleuth valgrind: --tool is pagesleuth here; run valgrind "
+					"itself for other tools\n");
+			free(args);
+			return 2;
+		}
+		args[na++] = argv[i];
+	}
+	if (i >= argc) {
+		fprintf(stderr, "pagesleuth valgrind: no program to run (pagesleuth valgrind "
+				"[OPTIONS] -- PROG [ARGS])\n");
+		free(args);
+		return 2;
+	}
+	for (; i < argc; i++)
+		args[na++] = argv[i];
+	args[na] = NULL;
+
+	char buf[PATH_MAX];
+	const char *lib = find_lib(buf, sizeof buf);
+	if (!lib) {
+		free(args);
+		return 1;
+	}
+	if (setenv("VALGRIND_LIB", lib, 1) != 0) {
+		fprintf(stderr, "pagesleuth valgrind: setenv: %s\n", strerror(errno));
+		free(args);
+		return 1;
+	}
+	const char *vg = getenv("PAGESLEUTH_VALGRIND");
+	execvp(vg && *vg ? vg : "valgrind", args);
+	fprintf(stderr, "pagesleuth valgrind: cannot run %s: %s (apt-get install valgrind)\n",
+		vg && *vg ? vg : "valgrind", strerror(errno));
+	free(args);
+	return 127;
+}

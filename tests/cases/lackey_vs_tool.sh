@@ -1,0 +1,104 @@
+#!/bin/sh
+# lackey_vs_tool.sh - the two routes to a working set agree: stock Lackey
+# (valgrind --tool=lackey --trace-mem=yes) piped into `pagesleuth lackey`, and the pagesleuth
+# Valgrind tool, on tests/valgrind/ws_small.c (static: both run the very same instructions).
+#   - same sample times and the same data working set in every sample, for two (every, tau);
+#     code may differ by one page in a sample (the tool stamps a superblock's run of
+#     instructions on a page at its first instruction, Lackey each instruction);
+#   - the same summary (final record) for data;
+#   - a trace file gives what the pipe gave; the converter's peak RSS does not grow with a
+#     synthetic trace 8x longer; malformed traces and options are refused with a message
+#     naming the line or option.
+# Both runs get environments of the same size (Valgrind adds the tool's preload to
+# LD_PRELOAD), so the program's stack sits at the same address; the program prints it and
+# the test checks that. Exit 0 pass, 77 skip (no valgrind), else fail.
+set -u
+NAME=lackey_vs_tool
+T=$(mktemp -d /tmp/lackey_vs_tool.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+. "${PAGESLEUTH_ROOT:-.}/tests/cases/lib/vgtool.sh"
+
+vgbuild ws_small -static
+
+pad=0
+preload=$VGLIB/vgpreload_pagesleuth-amd64-linux.so
+[ -e "$preload" ] && pad=$(printf ':%s' "$preload" | wc -c)
+padding=$(printf "%${pad}s" "" | tr ' ' x)
+
+for cfg in 2000:5000 3000:3000; do
+	every=${cfg%:*} tau=${cfg#*:}
+	env PSPAD= VALGRIND_LIB="$VGLIB" valgrind -q --tool=pagesleuth --out="$T/tool.rec" \
+		--ws-every="$every" --ws-tau="$tau" "$T/ws_small" >"$T/tool.out" 2>"$T/tool.err" ||
+		fail "ws_small under the tool: $(head -3 "$T/tool.err")"
+	env PSPAD="$padding" VALGRIND_LIB="$VGLIB" valgrind --tool=lackey --trace-mem=yes --log-fd=9 \
+		"$T/ws_small" 9>&1 >"$T/lackey.out" 2>"$T/lackey.err" |
+		"$PAGESLEUTH" lackey --ws-every "$every" --ws-tau="$tau" -o "$T/lackey.rec" 2>"$T/conv.err" ||
+		fail "pagesleuth lackey: $(head -3 "$T/conv.err")"
+	cmp -s "$T/tool.out" "$T/lackey.out" ||
+		fail "the runs' stacks differ ($(cat "$T/tool.out") vs $(cat "$T/lackey.out")): environments of different sizes?"
+	vgrec same-ws "$T/tool.rec" "$T/lackey.rec" data 0 || fail "every=$every tau=$tau: data working sets differ"
+	vgrec same-ws "$T/tool.rec" "$T/lackey.rec" code 1 || fail "every=$every tau=$tau: code working sets differ by more than a page"
+	for k in samples avg_data peak_data total_data t; do
+		a=$(awk -v k="$k" '$1 == "ws" && $3 == "tid=0" && /final=1/ { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$T/tool.rec")
+		b=$(awk -v k="$k" '$1 == "ws" && /final=1/ { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$T/lackey.rec")
+		[ -n "$a" ] && [ "$a" = "$b" ] || fail "every=$every tau=$tau: summary $k: tool $a, lackey $b"
+	done
+done
+head -2 "$T/lackey.rec" | grep -q "^header source=lackey .*page_size=4096 " || fail "lackey header"
+
+# the same trace from a file
+env PSPAD="$padding" VALGRIND_LIB="$VGLIB" valgrind --tool=lackey --trace-mem=yes --log-fd=9 \
+	"$T/ws_small" 9>"$T/trace" >"$T/lackey.out" 2>&1 || fail "lackey to a file"
+"$PAGESLEUTH" lackey --ws-every=3000 --ws-tau=3000 "$T/trace" -o "$T/file.rec" 2>"$T/conv.err" ||
+	fail "pagesleuth lackey FILE: $(head -3 "$T/conv.err")"
+[ "$(grep -v '^header' "$T/file.rec")" = "$(grep -v '^header' "$T/lackey.rec")" ] ||
+	fail "a trace file and the pipe give different records"
+
+# streamed: the converter's memory does not grow with the trace (same pages, 8x the lines)
+cat >"$T/gen.awk" <<'AWK'
+BEGIN {
+	print "==7== Lackey"
+	for (i = 0; i < n; i++)
+		printf "I  %08x,3\n L %08x,8\n", 4194304 + (i % 64) * 4096 + i % 4000, 268435456 + (i * 7 % 512) * 4096
+}
+AWK
+maxrss() { # INSTRUCTIONS: peak RSS (KiB) of awk and the converter reading its trace from a pipe
+	python3 - "$1" "$T/gen.awk" "$PAGESLEUTH_FAST" "$T/stream.rec" <<'PY'
+import resource, subprocess, sys
+n, script, conv, out = sys.argv[1:]
+gen = subprocess.Popen(["awk", "-v", "n=" + n, "-f", script], stdout=subprocess.PIPE)
+r = subprocess.run([conv, "lackey", "-o", out], stdin=gen.stdout)
+gen.stdout.close()
+if gen.wait() or r.returncode:
+    sys.exit(1)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+small_rss=$(maxrss 250000) || fail "converter on a synthetic trace"
+big_rss=$(maxrss 2000000) || fail "converter on a synthetic trace"
+[ $((big_rss - small_rss)) -lt 2048 ] ||
+	fail "the converter's memory grows with the trace: $small_rss KiB for 250k, $big_rss KiB for 2M instructions"
+echo "converter peak RSS: $small_rss KiB (250k instructions), $big_rss KiB (2M)"
+
+# bad input and options: refused, with the line or option named, no output file left
+printf '==1== Lackey\nI  0040a000,3\n L 1fff0000,8\nI  00zz,3\n' >"$T/bad1"
+printf '==1== Lackey\nhello\n' >"$T/bad2"
+printf ' L 1fff0000,8\n' >"$T/bad3"
+printf 'I  0040a000,3\n S 1fff0000,\n' >"$T/bad4"
+for case in "bad1:bad1:4: malformed" "bad2:no Lackey trace lines" "bad3:before the first instruction" "bad4:bad4:2: malformed"; do
+	f=${case%%:*} msg=${case#*:}
+	if "$PAGESLEUTH" lackey "$T/$f" -o "$T/bad.rec" >"$T/bad.out" 2>&1; then
+		fail "malformed trace $f accepted"
+	fi
+	grep -q "$msg" "$T/bad.out" || fail "trace $f: expected '$msg', got: $(head -2 "$T/bad.out")"
+	[ ! -e "$T/bad.rec" ] || fail "trace $f: an output file was left"
+done
+for bad in --ws-every=0 --ws-tau=x --page-size=3000 --peaks=maybe --frobnicate; do
+	"$PAGESLEUTH" lackey "$bad" "$T/trace" -o "$T/bad.rec" >"$T/bad.out" 2>&1
+	[ $? = 2 ] || fail "option $bad: exit status not 2"
+	grep -q -- "${bad%%=*}" "$T/bad.out" || fail "option $bad: no message naming it"
+done
+"$PAGESLEUTH" lackey "$T/no-such-trace" >"$T/bad.out" 2>&1 && fail "a missing trace accepted"
+grep -q "no-such-trace" "$T/bad.out" || fail "a missing trace: no message naming it"
+echo "lackey_vs_tool: ok"

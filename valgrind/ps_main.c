@@ -1,0 +1,465 @@
+/* ps_main.c - the pagesleuth Valgrind tool's entry: options, instrumentation, client
+ * requests, the end of the run. Working sets are in ws.c, hot pages in hot.c, heap blocks
+ * and objects behind the ps_heap_* hooks (ps_tool.h).
+ *
+ * Instrumentation, per superblock:
+ *   - the instruction counter ps_instr_count is updated inline (load, add, store) before
+ *     every side exit and at the end, never per instruction;
+ *   - each helper gets, as a constant, the number of instructions since that last update,
+ *     so it knows the exact instruction number of its access (the time base);
+ *   - one code-page helper per run of instructions on the same page (usually one per
+ *     superblock), one data helper per load/store (a guarded access only when its guard
+ *     holds; a read-modify-write counts as a load and a store, as Lackey's M does).
+ * The set of data accesses is Lackey's (--trace-mem=yes), so both routes see the same. */
+#include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_xarray.h"
+#include "valgrind.h"
+#include "pagesleuth.h"
+#include "ps_tool.h"
+#include "ws_core.h"
+
+static const HChar *clo_out = "pagesleuth.out.%p";
+static Long clo_page_size = 4096;
+static Long clo_every = 100000, clo_tau = 0;
+
+/* ---- options ------------------------------------------------------------------------------ */
+
+static Bool process_option(const HChar *arg)
+{
+	Long hot = 0, window = 0;
+	if VG_STR_CLO(arg, "--out", clo_out) {
+	} else if VG_BINT_CLO(arg, "--ws-every", clo_every, 1, 1000000000000000LL) {
+	} else if VG_BINT_CLO(arg, "--ws-tau", clo_tau, 1, 1000000000000000LL) {
+	} else if VG_BINT_CLO(arg, "--page-size", clo_page_size, 512, 1073741824) {
+		if (clo_page_size & (clo_page_size - 1))
+			VG_(fmsg_bad_option)(arg, "the page size must be a power of two\n");
+	} else if VG_BINT_CLO(arg, "--hot", hot, 0, 1000000) {
+		ps_clo_hot = (UInt)hot;
+	} else if VG_BOOL_CLO(arg, "--peaks", ps_clo_peaks) {
+	} else if VG_BINT_CLO(arg, "--peak-window", window, 1, 100000) {
+		ps_clo_peak_window = (UInt)window;
+	} else if VG_DBL_CLO(arg, "--peak-gain", ps_clo_peak_gain) {
+		if (!(ps_clo_peak_gain > 0.0 && ps_clo_peak_gain < 1e9))
+			VG_(fmsg_bad_option)(arg, "the peak gain must be a number above 0\n");
+	} else if VG_DBL_CLO(arg, "--peak-adapt", ps_clo_peak_adapt) {
+		if (!(ps_clo_peak_adapt >= 0.0 && ps_clo_peak_adapt <= 1.0))
+			VG_(fmsg_bad_option)(arg, "the peak adaptation rate must be between 0 and 1\n");
+	} else {
+		return ps_heap_process_cmd_line_option(arg);
+	}
+	return True;
+}
+
+static void print_usage(void)
+{
+	VG_(printf)(
+"    --out=FILE              record file [pagesleuth.out.%%p] (%%p = pid)\n"
+"    --ws-every=T            sample the working set every T instructions [100000]\n"
+"    --ws-tau=TAU            working set = pages touched in the last TAU instructions [T]\n"
+"    --page-size=N           page size in bytes, a power of two >= 512 [4096]\n"
+"    --hot=N                 report the N most accessed code and data pages [0 = off]\n"
+"    --peaks=yes|no          detect working-set peaks, with call stacks [yes]\n"
+"    --peak-window=W         samples in the moving average and variance [30]\n"
+"    --peak-gain=G           threshold gain: higher finds fewer peaks [2]\n"
+"    --peak-adapt=A          weight of a peak sample fed back to the averages, 0-1 [0]\n");
+	ps_heap_print_usage();
+}
+
+static void print_debug_usage(void)
+{
+	VG_(printf)("    (none)\n");
+}
+
+/* ---- instrumentation ---------------------------------------------------------------------- */
+
+static void add_counter(IRSB *sb, UInt n)
+{
+	IRTemp t1 = newIRTemp(sb->tyenv, Ity_I64), t2 = newIRTemp(sb->tyenv, Ity_I64);
+	IRExpr *where = mkIRExpr_HWord((HWord)&ps_instr_count);
+	addStmtToIRSB(sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, where)));
+	addStmtToIRSB(sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
+							IRExpr_Const(IRConst_U64(n)))));
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
+}
+
+/* IR helpers: each value in its own temporary (the IR must stay flat). */
+static IRExpr *tmp(IRSB *sb, IRType ty, IRExpr *e)
+{
+	IRTemp t = newIRTemp(sb->tyenv, ty);
+	addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+	return IRExpr_RdTmp(t);
+}
+
+static IRExpr *load64(IRSB *sb, const void *where)
+{
+	return tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)where)));
+}
+
+/* *(*counter_ptr) += amount when cond holds (an I1 atom): the fast path's hot count. */
+static void add_count(IRSB *sb, ULong *const *counter_ptr, IRExpr *cond, IRExpr *amount)
+{
+	IRExpr *ptr = load64(sb, counter_ptr);
+	IRExpr *v = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, ptr));
+	IRExpr *inc = tmp(sb, Ity_I64, IRExpr_ITE(cond, amount, IRExpr_Const(IRConst_U64(0))));
+	IRExpr *sum = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, v, inc));
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, ptr, sum));
+}
+
+/* One data access. Unless objects are counted (every access then goes to the helper), the
+ * helper is called only when the access is not to ps_last_data_page or spans two pages. */
+static void add_data(IRSB *sb, IRExpr *addr, Int size, Bool store, IRExpr *guard, UInt delta,
+		     UInt left, Addr ip)
+{
+	if (size > 0xffff)
+		size = 0xffff;
+	UWord arg = (UWord)size | (store ? 1ul << 16 : 0) | (UWord)left << PS_ARG_LEFT_SHIFT |
+		    (UWord)delta << 32;
+	IRExpr *call = guard;
+	if (!ps_obj_enabled) {
+		IRExpr *page = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr,
+							     IRExpr_Const(IRConst_U8(ps_clo_page_shift))));
+		IRExpr *miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, page,
+							    load64(sb, &ps_last_data_page)));
+		if (size > 1) {
+			IRExpr *end = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, addr,
+						IRExpr_Const(IRConst_U64((ULong)size - 1))));
+			IRExpr *endpage = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, end,
+						IRExpr_Const(IRConst_U8(ps_clo_page_shift))));
+			IRExpr *cross = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, endpage, page));
+			miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, miss, cross));
+		}
+		call = guard ? tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, miss, guard)) : miss;
+		if (ps_clo_hot) {
+			IRExpr *skip = tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, miss));
+			if (guard)
+				skip = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, skip, guard));
+			add_count(sb, &ps_last_data_count, skip, IRExpr_Const(IRConst_U64(1)));
+		}
+	}
+	IRDirty *di;
+	if (ps_clo_hot)
+		di = unsafeIRDirty_0_N(3, "ps_h_data_hot", VG_(fnptr_to_fnentry)(ps_h_data_hot),
+				       mkIRExprVec_3(addr, mkIRExpr_HWord(arg), mkIRExpr_HWord(ip)));
+	else
+		di = unsafeIRDirty_0_N(2, "ps_h_data", VG_(fnptr_to_fnentry)(ps_h_data),
+				       mkIRExprVec_2(addr, mkIRExpr_HWord(arg)));
+	if (call)
+		di->guard = call;
+	addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+/* The start of a run of instructions on one code page. The helper is called when the page
+ * is not ps_last_code_page or, at the superblock's first run, when the superblock may end
+ * after ps_epoch_end. *arg_const / *count_const are completed when the run ends. */
+static void add_code(IRSB *sb, Addr ip, Bool first_run, UInt sb_len, IRConst **arg_const,
+		     IRConst **count_const)
+{
+	ULong page = ip >> ps_clo_page_shift;
+	IRExpr *miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, load64(sb, &ps_last_code_page),
+						    IRExpr_Const(IRConst_U64(page))));
+	if (first_run) {
+		/* the counter is up to date at a superblock's start */
+		IRExpr *end = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, load64(sb, &ps_instr_count),
+							    IRExpr_Const(IRConst_U64(sb_len))));
+		IRExpr *late = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, load64(sb, &ps_epoch_end), end));
+		miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, miss, late));
+	}
+	*count_const = NULL;
+	if (ps_clo_hot) {
+		IRExpr *skip = tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, miss));
+		IRExpr *n = IRExpr_Const(IRConst_U64(0));
+		*count_const = n->Iex.Const.con;
+		add_count(sb, &ps_last_code_count, skip, n);
+	}
+	IRExpr *arg = mkIRExpr_HWord(0);
+	*arg_const = arg->Iex.Const.con;
+	IRDirty *di = unsafeIRDirty_0_N(2, "ps_h_code", VG_(fnptr_to_fnentry)(ps_h_code),
+					mkIRExprVec_2(mkIRExpr_HWord(ip), arg));
+	di->guard = miss;
+	addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+			const VexGuestExtents *vge, const VexArchInfo *archinfo, IRType gWordTy,
+			IRType hWordTy)
+{
+	(void)closure; (void)layout; (void)vge; (void)archinfo;
+	if (gWordTy != hWordTy)
+		VG_(tool_panic)((HChar *)"pagesleuth: host/guest word size mismatch");
+	IRSB *out = deepCopyIRSBExceptStmts(in);
+	IRTypeEnv *tyenv = in->tyenv;
+	Int i = 0;
+	for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
+		addStmtToIRSB(out, in->stmts[i]);
+
+	UInt sb_len = 0; /* instructions in the superblock */
+	for (Int j = i; j < in->stmts_used; j++)
+		sb_len += in->stmts[j] && in->stmts[j]->tag == Ist_IMark;
+	tl_assert(sb_len <= PS_ARG_LEFT_MAX);
+
+	UInt delta = 0;         /* instructions since the counter was last updated */
+	UInt idx = 0;           /* this instruction's number in the superblock, from 1 */
+	Addr ip = 0;
+	ULong run_page = ~0ull; /* current code run */
+	IRConst *run_arg = NULL, *run_count = NULL; /* completed at the run's end */
+	UInt run_n = 0, run_delta = 0, run_left = 0;
+#define END_RUN() do { if (run_arg) { run_arg->Ico.U64 = (ULong)run_delta << 32 | \
+		(ULong)run_left << PS_ARG_LEFT_SHIFT | run_n; \
+		if (run_count) run_count->Ico.U64 = run_n; } run_arg = NULL; } while (0)
+#define LEFT (sb_len - idx)
+
+	for (; i < in->stmts_used; i++) {
+		IRStmt *st = in->stmts[i];
+		if (!st || st->tag == Ist_NoOp)
+			continue;
+		switch (st->tag) {
+		case Ist_IMark: {
+			delta++;
+			idx++;
+			ip = st->Ist.IMark.addr;
+			addStmtToIRSB(out, st);
+			ULong page = ip >> ps_clo_page_shift;
+			if (page == run_page && run_arg) {
+				run_n++;
+				break;
+			}
+			END_RUN();
+			run_page = page;
+			run_n = 1;
+			run_delta = delta;
+			run_left = LEFT;
+			add_code(out, ip, idx == 1, sb_len, &run_arg, &run_count);
+			break;
+		}
+		case Ist_WrTmp:
+			if (st->Ist.WrTmp.data->tag == Iex_Load) {
+				IRExpr *ld = st->Ist.WrTmp.data;
+				add_data(out, ld->Iex.Load.addr, sizeofIRType(ld->Iex.Load.ty), False,
+					 NULL, delta, LEFT, ip);
+			}
+			addStmtToIRSB(out, st);
+			break;
+		case Ist_Store: {
+			IRType ty = typeOfIRExpr(tyenv, st->Ist.Store.data);
+			add_data(out, st->Ist.Store.addr, sizeofIRType(ty), True, NULL, delta, LEFT, ip);
+			addStmtToIRSB(out, st);
+			break;
+		}
+		case Ist_StoreG: {
+			IRStoreG *sg = st->Ist.StoreG.details;
+			IRType ty = typeOfIRExpr(tyenv, sg->data);
+			add_data(out, sg->addr, sizeofIRType(ty), True, sg->guard, delta, LEFT, ip);
+			addStmtToIRSB(out, st);
+			break;
+		}
+		case Ist_LoadG: {
+			IRLoadG *lg = st->Ist.LoadG.details;
+			IRType ty = Ity_INVALID, wide = Ity_INVALID;
+			typeOfIRLoadGOp(lg->cvt, &wide, &ty);
+			add_data(out, lg->addr, sizeofIRType(ty), False, lg->guard, delta, LEFT, ip);
+			addStmtToIRSB(out, st);
+			break;
+		}
+		case Ist_Dirty: {
+			IRDirty *d = st->Ist.Dirty.details;
+			if (d->mFx != Ifx_None) {
+				if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+					add_data(out, d->mAddr, d->mSize, False, NULL, delta, LEFT, ip);
+				if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+					add_data(out, d->mAddr, d->mSize, True, NULL, delta, LEFT, ip);
+			}
+			addStmtToIRSB(out, st);
+			break;
+		}
+		case Ist_CAS: {
+			IRCAS *cas = st->Ist.CAS.details;
+			Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo));
+			if (cas->dataHi)
+				size *= 2;
+			add_data(out, cas->addr, size, False, NULL, delta, LEFT, ip);
+			add_data(out, cas->addr, size, True, NULL, delta, LEFT, ip);
+			addStmtToIRSB(out, st);
+			break;
+		}
+		case Ist_LLSC:
+			if (!st->Ist.LLSC.storedata)
+				add_data(out, st->Ist.LLSC.addr,
+					 sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)), False,
+					 NULL, delta, LEFT, ip);
+			else
+				add_data(out, st->Ist.LLSC.addr,
+					 sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)), True,
+					 NULL, delta, LEFT, ip);
+			addStmtToIRSB(out, st);
+			break;
+		case Ist_Exit:
+			if (delta) {
+				add_counter(out, delta);
+				delta = 0;
+				/* the run goes on after a side exit not taken; its later
+				 * instructions' times count from the new counter value */
+			}
+			addStmtToIRSB(out, st);
+			break;
+		default:
+			addStmtToIRSB(out, st);
+			break;
+		}
+	}
+	END_RUN();
+	if (delta)
+		add_counter(out, delta);
+#undef END_RUN
+#undef LEFT
+	return out;
+}
+
+/* ---- client requests ---------------------------------------------------------------------- */
+
+/* Copy a client string, stopping at unreadable memory. */
+static void client_string(Addr a, HChar *buf, SizeT len)
+{
+	SizeT n = 0;
+	while (n + 1 < len) {
+		if ((n == 0 || ((a + n) & 4095) == 0) &&
+		    !VG_(am_is_valid_for_client)(a + n, 1, VKI_PROT_READ))
+			break;
+		HChar c = *(const HChar *)(a + n);
+		if (!c)
+			break;
+		buf[n++] = c;
+	}
+	buf[n] = 0;
+}
+
+static Bool client_request(ThreadId tid, UWord *arg, UWord *ret)
+{
+	(void)tid;
+	if (!VG_IS_TOOL_USERREQ('P', 'S', arg[0]))
+		return False;
+	if (arg[0] == PAGESLEUTH_USERREQ_MARK) {
+		HChar text[512];
+		client_string(arg[1], text, sizeof text);
+		/* samples up to now come first on the time axis */
+		ps_ws_catch_up(ps_instr_count + 1);
+		ps_rec_begin("mark");
+		ps_rec_u("t", ps_instr_count);
+		ps_rec_u("tid", ps_cur_thread);
+		ps_rec_s("text", text);
+		ps_rec_end();
+		*ret = 0;
+		return True;
+	}
+	VG_(message)(Vg_UserMsg, "pagesleuth: unknown client request 0x%lx ignored\n", arg[0]);
+	*ret = 0;
+	return True;
+}
+
+/* ---- threads ---------------------------------------------------------------------------- */
+
+static void on_start_client_code(ThreadId tid, ULong blocks)
+{
+	(void)blocks;
+	ps_ws_switch_thread(tid);
+}
+
+static void on_thread_create(ThreadId parent, ThreadId child)
+{
+	(void)parent;
+	ps_ws_thread_start(child);
+}
+
+static void on_thread_exit(ThreadId tid)
+{
+	ps_ws_thread_exit(tid);
+}
+
+/* ---- start and end -------------------------------------------------------------------- */
+
+static void post_clo_init(void)
+{
+	if (clo_tau == 0)
+		clo_tau = clo_every;
+	if ((ULong)clo_tau / (ULong)clo_every > WS_MAX_RING - 2) {
+		/* not VG_(fmsg_bad_option): after option processing it does not exit */
+		VG_(fmsg)("Bad option: --ws-tau=%lld: --ws-tau may be at most %u times --ws-every\n",
+			  clo_tau, WS_MAX_RING - 2);
+		VG_(exit)(1);
+	}
+	ps_clo_every = (ULong)clo_every;
+	ps_clo_tau = (ULong)clo_tau;
+	ps_clo_page_shift = 0;
+	while ((1LL << ps_clo_page_shift) < clo_page_size)
+		ps_clo_page_shift++;
+
+	HChar *path = VG_(expand_file_name)("--out", clo_out);
+	if (!ps_out_open(path)) {
+		VG_(fmsg)("pagesleuth: cannot create %s.tmp (the record file %s)\n", path, path);
+		VG_(exit)(1);
+	}
+
+	/* the client's command line, for the header */
+	SizeT len = VG_(strlen)(VG_(args_the_exename)) + 1;
+	for (Word i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++)
+		len += VG_(strlen)(*(HChar **)VG_(indexXA)(VG_(args_for_client), i)) + 1;
+	HChar *cmd = VG_(malloc)("ps.cmd", len);
+	VG_(strcpy)(cmd, VG_(args_the_exename));
+	for (Word i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
+		VG_(strcat)(cmd, " ");
+		VG_(strcat)(cmd, *(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+	}
+	const HChar *prog = VG_(strrchr)(VG_(args_the_exename), '/');
+	prog = prog ? prog + 1 : VG_(args_the_exename);
+	struct vki_timeval tv = { 0, 0 };
+	VG_(gettimeofday)(&tv, NULL);
+	ps_out_header("valgrind", (UInt)clo_page_size, prog, VG_(getpid)(), ps_clo_every,
+		      ps_clo_tau, cmd, (ULong)tv.tv_sec);
+	VG_(free)(cmd);
+
+	ps_ws_init();
+	ps_heap_post_clo_init();
+}
+
+static void fini(Int exitcode)
+{
+	(void)exitcode;
+	ps_ws_fini();
+	ps_hot_write();
+	ps_heap_fini();
+	if (!ps_out_close())
+		VG_(umsg)("pagesleuth: cannot rename the record file into %s\n", ps_out_path);
+	else
+		VG_(umsg)("pagesleuth: %llu instructions; records in %s\n", ps_instr_count,
+			  ps_out_path);
+}
+
+static void pre_clo_init(void)
+{
+	VG_(details_name)("pagesleuth");
+	VG_(details_version)("0.1");
+	VG_(details_description)("working sets, hot pages and memory objects over time");
+	VG_(details_copyright_author)("pagesleuth authors; GNU GPL'd");
+	VG_(details_bug_reports_to)("the pagesleuth issue tracker");
+	VG_(details_avg_translation_sizeB)(300);
+	VG_(basic_tool_funcs)(post_clo_init, instrument, fini);
+	VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
+	VG_(needs_client_requests)(client_request);
+	VG_(track_start_client_code)(on_start_client_code);
+	VG_(track_pre_thread_ll_create)(on_thread_create);
+	VG_(track_pre_thread_ll_exit)(on_thread_exit);
+	ps_heap_pre_clo_init();
+}
+
+VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)

@@ -1,0 +1,376 @@
+/* ws.c - working set over time in the tool: code and data pages, for the whole process
+ * (tid=0, a page shared between threads counts once) and for each thread, on the sampling
+ * clock of trace/ws_core; online peak detection on the process series with the running
+ * thread's call stack at each peak's maximum.
+ *
+ * Speed: every data access and every superblock's code run calls a helper. The helper's
+ * fast path is a per-thread direct-mapped cache of (page, epoch): inside one epoch (a time
+ * range in which a touch's expiry sample does not change) a second touch of a page changes
+ * nothing, so only the first touch per page per epoch reaches the hash tables. */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_stacktrace.h"
+#include "pub_tool_threadstate.h"
+#include "ps_tool.h"
+#include "ws_core.h"
+
+ULong ps_clo_every = 100000, ps_clo_tau = 0;
+UInt ps_clo_page_shift = 12;
+Bool ps_clo_peaks = True;
+UInt ps_clo_peak_window = 30;
+double ps_clo_peak_gain = 2.0, ps_clo_peak_adapt = 0.0;
+UInt ps_clo_hot = 0;
+
+ULong ps_instr_count;
+UInt ps_cur_thread;
+
+enum { CODE, DATA, NKIND };
+static const HChar *const kind_name[NKIND] = { "code", "data" };
+
+#define CACHE_BITS 6
+#define CACHE_SIZE (1u << CACHE_BITS)
+#define MAX_PEAK_IPS 32
+
+struct cache_line {
+	ULong page, epoch;
+	struct ws_page *proc; /* the page's process-level entry (hot counts) */
+};
+
+struct thread_ws {
+	UInt num;
+	ThreadId vg;
+	struct ws_set set[NKIND];
+	struct cache_line cache[NKIND][CACHE_SIZE];
+	struct thread_ws *next; /* list of live threads */
+};
+
+static struct ws_clock clock;
+static struct ws_alloc alloc;
+static struct ws_set proc[NKIND];
+static struct thread_ws **by_vg_tid; /* VG_N_THREADS entries (--max-threads) */
+static struct thread_ws *threads; /* live ones, newest first */
+static struct thread_ws *cur;
+/* While the process has had one thread only, that thread's sets would equal the process's:
+ * they are not kept (half the work per touch) until a second thread starts, when they
+ * become a copy of the process's. */
+static Bool one_thread = True;
+static UInt next_thread_num = 1;
+static ULong epoch = 1;
+#define epoch_end ps_epoch_end
+
+ULong ps_epoch_end;
+ULong ps_last_data_page = ~0ull, ps_last_code_page = ~0ull;
+static ULong dummy_count;
+ULong *ps_last_data_count = &dummy_count, *ps_last_code_count = &dummy_count;
+
+/* Nothing is known to be current: the generated code calls the helpers again. */
+static void forget_last(void)
+{
+	ps_last_data_page = ps_last_code_page = ~0ull;
+	ps_last_data_count = ps_last_code_count = &dummy_count;
+}
+
+struct peak_state {
+	struct ws_peak det;
+	Addr ips[MAX_PEAK_IPS]; /* the running thread's stack at the peak's onset */
+	UInt n_ips, thread;
+	ULong start;            /* the onset sample's time */
+};
+static struct peak_state peaks[NKIND];
+
+static void *vg_alloc(void *ctx, SizeT n)
+{
+	(void)ctx;
+	return VG_(malloc)("ps.ws", n);
+}
+
+static void vg_release(void *ctx, void *p)
+{
+	(void)ctx;
+	VG_(free)(p);
+}
+
+static void set_init(struct ws_set *s)
+{
+	if (ws_set_init(s, &clock, &alloc) != 0)
+		VG_(tool_panic)((HChar *)"pagesleuth: out of memory");
+}
+
+void ps_ws_init(void)
+{
+	alloc.alloc = vg_alloc;
+	alloc.release = vg_release;
+	alloc.ctx = NULL;
+	/* ps_main.c checked the ratio; a failure here is a bug */
+	tl_assert(ws_clock_init(&clock, ps_clo_every, ps_clo_tau) == 0);
+	for (int k = 0; k < NKIND; k++) {
+		set_init(&proc[k]);
+		ws_peak_init(&peaks[k].det, ps_clo_peak_window, ps_clo_peak_gain, ps_clo_peak_adapt);
+	}
+	by_vg_tid = VG_(calloc)("ps.threads", VG_N_THREADS, sizeof *by_vg_tid);
+	epoch_end = clock.switch_t < clock.next_t ? clock.switch_t : clock.next_t;
+}
+
+void ps_ws_thread_start(ThreadId vg)
+{
+	tl_assert(vg < VG_N_THREADS);
+	if (by_vg_tid[vg])
+		ps_ws_thread_exit(vg); /* missed exit: never two states for one ThreadId */
+	struct thread_ws *th = VG_(calloc)("ps.thread", 1, sizeof *th);
+	th->num = next_thread_num++;
+	th->vg = vg;
+	for (int k = 0; k < NKIND; k++) {
+		set_init(&th->set[k]);
+		for (UInt i = 0; i < CACHE_SIZE; i++)
+			th->cache[k][i].page = ~0ull;
+	}
+	if (threads && one_thread) {
+		for (int k = 0; k < NKIND; k++)
+			for (struct thread_ws *o = threads; o; o = o->next)
+				if (ws_set_copy(&o->set[k], &proc[k]) != 0)
+					VG_(tool_panic)((HChar *)"pagesleuth: out of memory");
+		one_thread = False;
+	}
+	th->next = threads;
+	threads = th;
+	by_vg_tid[vg] = th;
+}
+
+static void write_summary(UInt tid, const struct ws_set *set)
+{
+	ps_rec_begin("ws");
+	ps_rec_u("t", ps_instr_count);
+	ps_rec_u("tid", tid);
+	ps_rec_raw("code", "-");
+	ps_rec_raw("data", "-");
+	ps_rec_u("tau", ps_clo_tau);
+	ps_rec_u("final", 1);
+	ps_rec_u("samples", set[CODE].samples);
+	ps_rec_frac("avg_code", set[CODE].sum, set[CODE].samples);
+	ps_rec_frac("avg_data", set[DATA].sum, set[DATA].samples);
+	ps_rec_u("peak_code", set[CODE].peak);
+	ps_rec_u("peak_data", set[DATA].peak);
+	ps_rec_u("total_code", set[CODE].pages);
+	ps_rec_u("total_data", set[DATA].pages);
+	ps_rec_end();
+}
+
+void ps_ws_thread_exit(ThreadId vg)
+{
+	struct thread_ws *th = vg < VG_N_THREADS ? by_vg_tid[vg] : NULL;
+	if (!th)
+		return;
+	/* samples due before its exit first, so its series ends at the right place */
+	ps_ws_catch_up(ps_instr_count + 1);
+	write_summary(th->num, one_thread ? proc : th->set);
+	for (struct thread_ws **p = &threads; *p; p = &(*p)->next)
+		if (*p == th) {
+			*p = th->next;
+			break;
+		}
+	by_vg_tid[vg] = NULL;
+	if (cur == th) {
+		cur = NULL;
+		forget_last();
+	}
+	for (int k = 0; k < NKIND; k++)
+		ws_set_free(&th->set[k]);
+	VG_(free)(th);
+}
+
+void ps_ws_switch_thread(ThreadId vg)
+{
+	if (vg >= VG_N_THREADS)
+		return;
+	if (!by_vg_tid[vg])
+		ps_ws_thread_start(vg); /* the main thread has no creation event */
+	cur = by_vg_tid[vg];
+	ps_cur_thread = cur->num;
+	forget_last(); /* the fast path's pages are the previous thread's */
+}
+
+static void write_peak(int k)
+{
+	struct peak_state *ps = &peaks[k];
+	HChar stack[1024];
+	ps_stack_ids_ips(ps->ips, ps->n_ips, stack, sizeof stack);
+	ps_rec_begin("peak");
+	ps_rec_u("t", ps->det.max_t);
+	ps_rec_u("tid", ps->thread);
+	ps_rec_raw("kind", kind_name[k]);
+	ps_rec_u("pages", ps->det.max_pages);
+	ps_rec_raw("stack", stack);
+	ps_rec_u("start", ps->start);
+	ps_rec_end();
+}
+
+static void feed_peak(int k, ULong t, ULong pages)
+{
+	struct peak_state *ps = &peaks[k];
+	switch (ws_peak_feed(&ps->det, t, pages)) {
+	case WS_PEAK_START:
+		/* The code running when the set first crossed the threshold is what raised
+		 * it (at the maximum, later, the program may have moved on). */
+		ps->thread = ps_cur_thread;
+		ps->start = t;
+		ps->n_ips = cur ? VG_(get_StackTrace)(cur->vg, ps->ips, MAX_PEAK_IPS, NULL, NULL, 0) : 0;
+		break;
+	case WS_PEAK_HIGHER:
+		break;
+	case WS_PEAK_END:
+		write_peak(k);
+		break;
+	case WS_PEAK_NONE:
+		break;
+	}
+}
+
+/* Take every sample due strictly before now (touches at now come after them). */
+static void take_samples(ULong now)
+{
+	while (clock.next_t < now) {
+		ULong t = clock.next_t;
+		ULong pages[NKIND];
+		for (int k = 0; k < NKIND; k++)
+			pages[k] = ws_sample(&proc[k]);
+		ps_rec_begin("ws");
+		ps_rec_u("t", t);
+		ps_rec_u("tid", 0);
+		ps_rec_u("code", pages[CODE]);
+		ps_rec_u("data", pages[DATA]);
+		ps_rec_u("tau", ps_clo_tau);
+		ps_rec_end();
+		for (struct thread_ws *th = threads; th; th = th->next) {
+			ULong c = pages[CODE], d = pages[DATA];
+			if (!one_thread) {
+				c = ws_sample(&th->set[CODE]);
+				d = ws_sample(&th->set[DATA]);
+			}
+			ps_rec_begin("ws");
+			ps_rec_u("t", t);
+			ps_rec_u("tid", th->num);
+			ps_rec_u("code", c);
+			ps_rec_u("data", d);
+			ps_rec_u("tau", ps_clo_tau);
+			ps_rec_end();
+		}
+		if (ps_clo_peaks)
+			for (int k = 0; k < NKIND; k++)
+				feed_peak(k, t, pages[k]);
+		ws_clock_advance(&clock);
+	}
+}
+
+void ps_ws_catch_up(ULong now)
+{
+	if (now <= epoch_end)
+		return;
+	take_samples(now);
+	/* a new epoch: cached pages must be touched again once */
+	epoch++;
+	forget_last();
+	epoch_end = now <= clock.switch_t ? clock.switch_t : clock.next_t;
+}
+
+static struct ws_page *touch_slow(struct thread_ws *th, int k, ULong page, ULong now, Addr ip,
+				   ULong count, struct cache_line *c)
+{
+	struct ws_page *pe = ws_touch(&proc[k], page, now);
+	if (!pe || (!one_thread && !ws_touch(&th->set[k], page, now)))
+		VG_(tool_panic)((HChar *)"pagesleuth: out of memory");
+	if (ps_clo_hot) {
+		if (pe->count == 0)
+			pe->user = ps_frame_id(ip);
+		pe->count += count;
+	}
+	c->page = page;
+	c->epoch = epoch;
+	c->proc = pe;
+	return pe;
+}
+
+/* Record a touch; returns the page's process-level entry (its hot count). */
+static inline struct ws_page *touch(int k, ULong page, ULong now, Addr ip, ULong count)
+{
+	struct thread_ws *th = cur;
+	struct cache_line *c = &th->cache[k][page & (CACHE_SIZE - 1)];
+	if (LIKELY(c->page == page && c->epoch == epoch)) {
+		c->proc->count += count;
+		return c->proc;
+	}
+	return touch_slow(th, k, page, now, ip, count, c);
+}
+
+static inline void data_access(Addr a, UWord arg, Addr ip, ULong count)
+{
+	ULong now = ps_instr_count + (arg >> 32);
+	SizeT size = arg & 0xffff;
+	if (UNLIKELY(now > epoch_end))
+		ps_ws_catch_up(now);
+	if (UNLIKELY(!cur))
+		return;
+	ULong first = a >> ps_clo_page_shift, last = (a + (size ? size - 1 : 0)) >> ps_clo_page_shift;
+	struct ws_page *pe = touch(DATA, first, now, ip, count);
+	if (UNLIKELY(last != first)) {
+		for (ULong p = first + 1; p <= last; p++)
+			touch(DATA, p, now, ip, count);
+	} else if (now + ((arg >> PS_ARG_LEFT_SHIFT) & PS_ARG_LEFT_MAX) <= epoch_end) {
+		/* the rest of this superblock runs in this epoch: the generated code may skip
+		 * further accesses to this page */
+		ps_last_data_page = first;
+		ps_last_data_count = (ULong *)&pe->count;
+	}
+	if (ps_obj_enabled)
+		ps_obj_access(a, size, (arg >> 16) & 1);
+}
+
+VG_REGPARM(2) void ps_h_data(Addr a, UWord arg)
+{
+	data_access(a, arg, 0, 0);
+}
+
+VG_REGPARM(3) void ps_h_data_hot(Addr a, UWord arg, Addr ip)
+{
+	data_access(a, arg, ip, 1);
+}
+
+VG_REGPARM(2) void ps_h_code(Addr ip, UWord arg)
+{
+	ULong now = ps_instr_count + (arg >> 32);
+	if (UNLIKELY(now > epoch_end))
+		ps_ws_catch_up(now);
+	if (UNLIKELY(!cur))
+		return;
+	ULong page = ip >> ps_clo_page_shift;
+	struct ws_page *pe = touch(CODE, page, now, ip, ps_clo_hot ? (arg & 0xffff) : 0);
+	if (now + ((arg >> PS_ARG_LEFT_SHIFT) & PS_ARG_LEFT_MAX) <= epoch_end) {
+		ps_last_code_page = page;
+		ps_last_code_count = (ULong *)&pe->count;
+	} else {
+		/* this superblock crosses into the next epoch: every access of it must
+		 * reach a helper, which takes the samples at the right instruction */
+		forget_last();
+	}
+}
+
+/* For hot.c: the process-level sets. */
+const struct ws_set *ps_ws_proc_set(int data);
+const struct ws_set *ps_ws_proc_set(int data)
+{
+	return &proc[data ? DATA : CODE];
+}
+
+void ps_ws_fini(void)
+{
+	ps_ws_catch_up(ps_instr_count + 1);
+	if (ps_clo_peaks)
+		for (int k = 0; k < NKIND; k++)
+			if (peaks[k].det.in_peak)
+				write_peak(k);
+	for (struct thread_ws *th = threads; th; th = th->next)
+		write_summary(th->num, one_thread ? proc : th->set);
+	write_summary(0, proc);
+}
