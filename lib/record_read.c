@@ -35,7 +35,7 @@ struct ps_reader {
 	uint64_t line;
 	char err[600];
 	struct ps_header hdr;
-	char *hdr_strings[16];
+	char *hdr_strings[16 + 2 * PS_HEADER_EXTRA];
 	size_t n_hdr_strings;
 	/* structure state */
 	bool in_snapshot, have_snapshot;
@@ -93,6 +93,14 @@ static void add_warning(struct ps_reader *r, const char *fmt, ...)
 	r->warnings_len += len;
 	nw[r->warnings_len++] = '\n';
 	nw[r->warnings_len] = '\0';
+}
+
+const char *ps_header_extra(const struct ps_header *h, const char *key)
+{
+	for (size_t i = 0; i < h->n_extra; i++)
+		if (strcmp(h->extra[i].key, key) == 0)
+			return h->extra[i].value;
+	return NULL;
 }
 
 /* ---- id sets ----------------------------------------------------------------------------- */
@@ -450,6 +458,21 @@ static int read_magic_and_header(struct ps_reader *r)
 	h->excluded = keep(r, kv_get(&kv, "excluded") ? kv_str(&kv, "excluded") : "none");
 	h->tool = keep(r, kv_str(&kv, "tool"));
 	h->pids = keep(r, kv_get(&kv, "pids") ? kv_str(&kv, "pids") : "all");
+	static const char *const standard[] = { "source", "arch", "endian", "release", "dump",
+		"dump_id", "time", "excluded", "tool", "pids", "page_size" };
+	h->n_extra = 0;
+	for (size_t i = 0; i < kv.n && h->n_extra < PS_HEADER_EXTRA; i++) {
+		bool known = false, repeated = false;
+		for (size_t j = 0; j < sizeof standard / sizeof standard[0] && !known; j++)
+			known = strcmp(kv.key[i], standard[j]) == 0;
+		for (size_t j = 0; j < h->n_extra && !repeated; j++)
+			repeated = strcmp(kv.key[i], h->extra[j].key) == 0; /* the first counts */
+		if (known || repeated)
+			continue;
+		h->extra[h->n_extra].key = keep(r, kv.key[i]);
+		h->extra[h->n_extra].value = keep(r, kv.val[i]);
+		h->n_extra++;
+	}
 	if (!*h->source)
 		return rfail(r, "header: missing source=");
 	if (strcmp(h->endian, "little") != 0 && strcmp(h->endian, "big") != 0)

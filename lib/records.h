@@ -67,6 +67,10 @@ int ps_kind_parse(const char *name, size_t len); /* -1 if unknown */
 
 /* ---- records -------------------------------------------------------------------------- */
 
+/* Header keys beyond the standard ones a writer may add (a trace's `cmd`, `time_unit`,
+ * `ws_every`, `ws_tau`): the reader keeps the first PS_HEADER_EXTRA in file order. */
+#define PS_HEADER_EXTRA 8
+
 struct ps_header {
 	unsigned version_major, version_minor;
 	const char *source, *arch, *endian, *release, *dump, *dump_id, *time, *excluded, *tool,
@@ -74,7 +78,11 @@ struct ps_header {
 	uint32_t page_size;
 	unsigned page_shift;
 	bool big_endian;
+	size_t n_extra;
+	struct { const char *key, *value; } extra[PS_HEADER_EXTRA];
 };
+/* The value of an extra header key, or NULL. */
+const char *ps_header_extra(const struct ps_header *h, const char *key);
 
 struct ps_snapshot {
 	uint64_t seq;

@@ -193,7 +193,7 @@ struct conv {
 	struct ps_writer *w;
 	struct ps_header hdr;
 	bool header_done;
-	char pid[24], when[32];
+	char pid[24], when[32], every[24], tau[24];
 	uint64_t t;        /* instructions so far */
 	uint64_t skipped;  /* lines that are not trace lines */
 	uint64_t trace_lines;
@@ -434,6 +434,13 @@ int ps_cmd_lackey(int argc, char **argv)
 				    .dump = strcmp(name, "-") == 0 ? "stdin" : name,
 				    .time = c.when, .excluded = "none", .tool = "pagesleuth-0.1",
 				    .page_size = (uint32_t)c.o.page_size };
+	/* The same time base and window keys the Valgrind tool's header carries. */
+	snprintf(c.every, sizeof c.every, "%llu", (unsigned long long)c.o.every);
+	snprintf(c.tau, sizeof c.tau, "%llu", (unsigned long long)c.o.tau);
+	c.hdr.extra[0].key = "time_unit", c.hdr.extra[0].value = "instructions";
+	c.hdr.extra[1].key = "ws_every", c.hdr.extra[1].value = c.every;
+	c.hdr.extra[2].key = "ws_tau", c.hdr.extra[2].value = c.tau;
+	c.hdr.n_extra = 3;
 
 	/* Streamed in fixed-size blocks; a line longer than the buffer is not a trace line. */
 	enum { BUF = 1 << 20 };

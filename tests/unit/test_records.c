@@ -341,7 +341,9 @@ static void test_round_trip(void)
 			       .release = "6.1.0 \xc3\xa9=%", .dump = "my dump.vmcore",
 			       .dump_id = "", .time = "2026-11-21T07:05:35Z",
 			       .excluded = "dumplevel:31,pfn-hidden", .tool = "pagesleuth-0.1",
-			       .pids = "-" };
+			       .pids = "-",
+			       .n_extra = 2,
+			       .extra = { { "cmd", "./prog a=b" }, { "ws_tau", "100000" } } };
 	CHECK(ps_write_header(w, &h) == 0, "write header");
 	write_snapshot_all_types(w, 0);
 	write_snapshot_all_types(w, 1);
@@ -369,6 +371,12 @@ static void test_round_trip(void)
 	CHECK_STR(rh->dump_id, ""), CHECK_STR(rh->time, "2026-11-21T07:05:35Z");
 	CHECK_STR(rh->excluded, "dumplevel:31,pfn-hidden"), CHECK_STR(rh->tool, "pagesleuth-0.1");
 	CHECK_STR(rh->pids, "-");
+	CHECK_U64(rh->n_extra, 2);
+	CHECK(ps_header_extra(rh, "cmd") && strcmp(ps_header_extra(rh, "cmd"), "./prog a=b") == 0,
+	      "extra cmd");
+	CHECK(ps_header_extra(rh, "ws_tau") && strcmp(ps_header_extra(rh, "ws_tau"), "100000") == 0,
+	      "extra ws_tau");
+	CHECK(ps_header_extra(rh, "source") == NULL, "a standard key is not an extra");
 	check_snapshot_all_types(r, 0);
 	check_snapshot_all_types(r, 1);
 	struct ps_record rec;
@@ -391,7 +399,7 @@ static void test_round_trip(void)
 					    "page_size=4096 release=6.1.0%20%C3%A9%3D%25 "
 					    "dump=my%20dump.vmcore dump_id=- time=2026-11-21T07:05:35Z "
 					    "excluded=dumplevel:31,pfn-hidden tool=pagesleuth-0.1 "
-					    "pids=%2D\n") == 0;
+					    "pids=%2D cmd=./prog%20a%3Db ws_tau=100000\n") == 0;
 		saw_comm |= strstr(line, " comm=a%20b%3Dc%25d%C3%A9%01%7F%FF-end ") != NULL;
 		static const char t2[] = "task pid=2 tgid=2 ppid=0 mm=- comm=%2D state=I minflt=- ";
 		saw_task2 |= strncmp(line, t2, sizeof t2 - 1) == 0;
