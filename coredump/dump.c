@@ -772,8 +772,12 @@ static enum ps_read_status dump_read_phys(void *ctx, uint64_t paddr, void *buf, 
 		memset(buf, 0, len);
 		return PS_READ_ERROR;
 	}
-	if (d->segs)
-		return ps_elf_segments_read(d->segs, paddr, buf, len);
+	if (d->segs) {
+		enum ps_read_status st = ps_elf_segments_read(d->segs, paddr, buf, len);
+		if (st == PS_READ_ERROR)
+			snprintf(d->last_error, sizeof d->last_error, "%s", ps_elf_segments_error(d->segs));
+		return st;
+	}
 	/* Ask libkdumpfile only for pages its page map says the file holds: 0.5.1 leaves its
 	 * page cache broken after some failed reads (an out-of-range PFN once the cache is
 	 * full made every later read of a zlib kdump fail with "Decompresion failed: error
@@ -1051,6 +1055,9 @@ static int open_segments(struct ps_dump *d, uint64_t file_size, const unsigned c
 	}
 	d->format = "elf";
 	d->target.ptr_size = ps_elf_segments_ptr_size(d->segs);
+	char *note = ps_elf_segments_vmcoreinfo(d->segs); /* QEMU's, from -device vmcoreinfo */
+	if (note)
+		parse_vmcoreinfo(d, note);
 	bool header_be = ps_elf_segments_header_big_endian(d->segs), little = !header_be;
 	if (ps_elf_segments_machine(d->segs) == 20 /* EM_PPC */) {
 		/* libkdumpfile 0.5.1 would read the garbage table's string table: ~180 MiB copied

@@ -35,8 +35,8 @@ int64_t ps_dump_time(const struct ps_dump *d);
  * ps_dump (the crash extension) that need the same capture time. */
 int64_t ps_kdump_header_time(int fd, bool big_endian, unsigned ptr_size);
 
-/* Why the last read_phys returned PS_READ_ERROR ("physical address 0x...: libkdumpfile's
- * text"), "" if none did. For diagnostics. */
+/* Why the last read_phys returned PS_READ_ERROR ("physical address 0x...: " and
+ * libkdumpfile's text, or the ELF reader's), "" if none did. For diagnostics. */
 const char *ps_dump_last_error(const struct ps_dump *d);
 
 #endif

@@ -4,6 +4,11 @@
 #include "errmsg.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,9 +36,86 @@ struct ps_elf_segments {
 	uint64_t missing;
 	/* The whole file mapped read-only (NULL: read with pread): a page-table or struct page
 	 * read is then a copy, not a system call. Only a file that holds all its segments is
-	 * mapped, so no read touches a mapped page past its end. */
+	 * mapped; one cut short by another process after that faults (SIGBUS) on the pages past
+	 * its new end, which the copy guard below turns into a read error. */
 	const unsigned char *map;
+	char error[160]; /* why the last read returned PS_READ_ERROR */
 };
+
+/* ---- copies from the mapping, guarded against a file that shrank ---------------------- */
+
+static __thread sigjmp_buf *volatile guard_jump; /* the copy in progress on this thread */
+static __thread volatile uintptr_t guard_lo, guard_hi; /* its source bytes */
+/* The handler is installed while a mapping is open (a process's other SIGBUS handling, and
+ * a library unloaded with this one, see it only then). */
+static struct sigaction previous_sigbus;
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned guard_users;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uctx)
+{
+	sigjmp_buf *jump = guard_jump;
+	uintptr_t at = si ? (uintptr_t)si->si_addr : 0;
+	if (jump && at >= guard_lo && at < guard_hi) {
+		guard_jump = NULL;
+		siglongjmp(*jump, 1); /* SA_NODEFER: SIGBUS is not left blocked */
+	}
+	/* Not a guarded copy: what would have happened without this handler. */
+	if ((previous_sigbus.sa_flags & SA_SIGINFO) && previous_sigbus.sa_sigaction) {
+		previous_sigbus.sa_sigaction(sig, si, uctx);
+		return;
+	}
+	if (previous_sigbus.sa_handler != SIG_DFL && previous_sigbus.sa_handler != SIG_IGN) {
+		previous_sigbus.sa_handler(sig);
+		return;
+	}
+	signal(SIGBUS, SIG_DFL);
+	raise(SIGBUS);
+}
+
+/* false: no handler, so no mapping. */
+static bool guard_acquire(void)
+{
+	bool ok = true;
+	pthread_mutex_lock(&guard_lock);
+	if (guard_users == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_sigbus;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		ok = sigaction(SIGBUS, &sa, &previous_sigbus) == 0;
+	}
+	if (ok)
+		guard_users++;
+	pthread_mutex_unlock(&guard_lock);
+	return ok;
+}
+
+static void guard_release(void)
+{
+	pthread_mutex_lock(&guard_lock);
+	if (guard_users && --guard_users == 0)
+		sigaction(SIGBUS, &previous_sigbus, NULL);
+	pthread_mutex_unlock(&guard_lock);
+}
+
+/* memcpy from the mapping; false (nothing promised about DST) when the source faulted. No
+ * system call: sigsetjmp without the signal mask is a few register stores. */
+static bool guarded_copy(void *dst, const unsigned char *src, size_t n)
+{
+	sigjmp_buf jump;
+	if (sigsetjmp(jump, 0))
+		return false;
+	guard_lo = (uintptr_t)src;
+	guard_hi = (uintptr_t)src + n;
+	guard_jump = &jump;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the copy stays between the guard's ends */
+	memcpy(dst, src, n);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_jump = NULL;
+	return true;
+}
 
 static uint64_t load(const unsigned char *p, unsigned size, bool be)
 {
@@ -43,6 +125,7 @@ static uint64_t load(const unsigned char *p, unsigned size, bool be)
 	return v;
 }
 
+/* false with errno 0 at the end of the file, else errno of the failed read. */
 static bool pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
@@ -50,6 +133,8 @@ static bool pread_all(int fd, void *buf, size_t len, uint64_t off)
 		ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r == 0)
+			errno = 0;
 		if (r <= 0)
 			return false;
 		done += (size_t)r;
@@ -143,9 +228,11 @@ struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **
 		s->seg[s->nseg++] = g;
 	}
 	qsort(s->seg, s->nseg, sizeof *s->seg, by_paddr);
-	if (!s->missing && file_size <= SIZE_MAX) {
-		void *m = mmap(NULL, (size_t)file_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (!s->missing && file_size <= SIZE_MAX && guard_acquire()) {
+		void *m = mmap(NULL, (size_t)file_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		s->map = m == MAP_FAILED ? NULL : m;
+		if (!s->map)
+			guard_release();
 	}
 	return s;
 fail:
@@ -157,8 +244,10 @@ void ps_elf_segments_close(struct ps_elf_segments *s)
 {
 	if (!s)
 		return;
-	if (s->map)
+	if (s->map) {
 		munmap((void *)s->map, (size_t)s->file_size);
+		guard_release();
+	}
 	free(s->seg);
 	free(s);
 }
@@ -167,6 +256,7 @@ unsigned ps_elf_segments_machine(const struct ps_elf_segments *s) { return s->ma
 unsigned ps_elf_segments_ptr_size(const struct ps_elf_segments *s) { return s->is64 ? 8 : 4; }
 bool ps_elf_segments_header_big_endian(const struct ps_elf_segments *s) { return s->big_endian; }
 uint64_t ps_elf_segments_missing(const struct ps_elf_segments *s) { return s->missing; }
+const char *ps_elf_segments_error(const struct ps_elf_segments *s) { return s->error; }
 
 uint64_t ps_elf_segments_end(const struct ps_elf_segments *s)
 {
@@ -204,6 +294,32 @@ bool ps_elf_segments_ppc64_guest_little_endian(const struct ps_elf_segments *s, 
 	}
 	free(notes);
 	return found;
+}
+
+char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s)
+{
+	if (s->note_size < 12 || s->note_size > MAX_NOTE_BYTES)
+		return NULL;
+	unsigned char *notes = malloc(s->note_size);
+	if (!notes || !pread_all(s->fd, notes, s->note_size, s->note_off)) {
+		free(notes);
+		return NULL;
+	}
+	char *text = NULL;
+	for (uint64_t at = 0; at + 12 <= s->note_size && !text;) {
+		uint64_t namesz = load(notes + at, 4, s->big_endian);
+		uint64_t descsz = load(notes + at + 4, 4, s->big_endian);
+		uint64_t desc = at + 12 + ((namesz + 3) & ~UINT64_C(3));
+		if (namesz > s->note_size || descsz > s->note_size || desc + descsz > s->note_size)
+			break;
+		if (namesz == 11 && memcmp(notes + at + 12, "VMCOREINFO", 11) == 0 && (text = malloc(descsz + 1))) {
+			memcpy(text, notes + desc, descsz);
+			text[descsz] = '\0';
+		}
+		at = desc + ((descsz + 3) & ~UINT64_C(3));
+	}
+	free(notes);
+	return text;
 }
 
 /* The segment holding PADDR, or NULL. */
@@ -247,9 +363,13 @@ enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t pad
 		uint64_t in_seg = g->filesz - (paddr - g->paddr);
 		size_t chunk = in_seg < len ? (size_t)in_seg : len;
 		uint64_t off = g->offset + (paddr - g->paddr);
-		if (s->map && off <= s->file_size && chunk <= s->file_size - off)
-			memcpy(out, s->map + off, chunk);
-		else if (!pread_all(s->fd, out, chunk, off)) {
+		bool copied = s->map && off <= s->file_size && chunk <= s->file_size - off &&
+			      guarded_copy(out, s->map + off, chunk);
+		if (!copied && !pread_all(s->fd, out, chunk, off)) {
+			int e = errno;
+			snprintf(s->error, sizeof s->error, "physical address 0x%" PRIx64 " (file offset 0x%"
+				 PRIx64 "): %s", paddr, off,
+				 e ? strerror(e) : "the file is shorter than when it was opened");
 			memset(out, 0, len);
 			return PS_READ_ERROR;
 		}

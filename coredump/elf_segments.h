@@ -1,10 +1,11 @@
 /* elf_segments.h - an ELF vmcore read through its program headers alone.
  *
- * For the ELF dumps libkdumpfile 0.5.1 cannot open: QEMU's ppc64le `dump-guest-memory`
- * files carry a big-endian ELF header over a little-endian guest, e_ehsize 8, and a
- * section header table in the host's byte order whose string table claims ~2^59 bytes.
- * Their program headers and notes are sound (in the header's byte order), so PT_LOADs map
- * physical addresses to file offsets and nothing else is trusted.
+ * For the ELF dumps libkdumpfile 0.5.1 cannot open or should not: QEMU's ppc64le
+ * `dump-guest-memory` files carry a big-endian ELF header over a little-endian guest,
+ * e_ehsize 8, and a section header table in the host's byte order whose string table claims
+ * ~2^59 bytes; its ppc32 files a garbage section header table whose string table libkdumpfile
+ * would copy on every open. Their program headers and notes are sound (in the header's byte
+ * order), so PT_LOADs map physical addresses to file offsets and nothing else is trusted.
  */
 #ifndef PAGESLEUTH_ELF_SEGMENTS_H
 #define PAGESLEUTH_ELF_SEGMENTS_H
@@ -28,14 +29,23 @@ bool ps_elf_segments_header_big_endian(const struct ps_elf_segments *s);
 uint64_t ps_elf_segments_end(const struct ps_elf_segments *s);       /* highest paddr + 1 */
 /* Bytes the PT_LOADs claim beyond the end of the file (a truncated dump), 0 if none. */
 uint64_t ps_elf_segments_missing(const struct ps_elf_segments *s);
+/* Why the last ps_elf_segments_read returned PS_READ_ERROR ("physical address 0x...: ..."),
+ * "" if none did. */
+const char *ps_elf_segments_error(const struct ps_elf_segments *s);
 
 /* The byte order the guest ran in, from the MSR's LE bit in the first NT_PRSTATUS note of a
  * ppc64 dump (QEMU writes the notes in the header's order). false when no note says. */
 bool ps_elf_segments_ppc64_guest_little_endian(const struct ps_elf_segments *s, bool *little);
 
+/* The text of the VMCOREINFO note in the first PT_NOTE (malloc'd, NUL-terminated), or NULL
+ * when there is none. */
+char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s);
+
 /* Physical reads: OK, NODATA outside every PT_LOAD or past the end of the file, EXCLUDED
- * in the part of a segment beyond its p_filesz (zeros by ELF's rule: filtered out). The
- * buffer is zero-filled from the first page that is not OK. */
+ * in the part of a segment beyond its p_filesz (zeros by ELF's rule: filtered out), ERROR
+ * when the file cannot be read there (an I/O error, or the file was cut short after it was
+ * opened: never a crash, although a whole file is read through a mapping). The buffer is
+ * zero-filled from the first page that is not OK. */
 enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t paddr, void *buf,
 					 size_t len);
 enum ps_read_status ps_elf_segments_status(const struct ps_elf_segments *s, uint64_t paddr);

@@ -65,7 +65,7 @@ struct mm_page_cache {
 	int64_t hugetlb_dtor;  /* PS_KI_ABSENT if unknown */
 
 	uint64_t zero_pfn;     /* PS_UNKNOWN if unknown */
-	bool no_pte_special;   /* 32-bit ARM: learn the zero page without pte_special */
+	bool no_pte_special;   /* 32-bit ARM without LPAE (see mm_pages_init) */
 	uint64_t huge_zero_page;
 	bool have_nr_swapfiles;
 	uint64_t nr_swapfiles;
@@ -373,7 +373,9 @@ uint64_t mm_memmap_page_addr(struct ps_walker *w, uint64_t pfn)
 /* page_ext_size of mm/page_ext.c: sizeof(struct page_ext) plus the extension of every user
  * that asked for one at boot (page_owner, page_table_check; each op's offset is the size
  * before it). Only the kernel's variable says which did: without it, sizeof(struct page_ext)
- * is the stride only if no such user is built in. 0 and *why when it cannot be known. */
+ * is the stride only if no such user is built in, which their functions tell as well as
+ * their ops (kallsyms without KALLSYMS_ALL has no data symbols, so neither page_ext_size
+ * nor the ops). 0 and *why when it cannot be known. */
 static uint64_t page_ext_stride(struct ps_walker *w, const struct ps_kinfo_member *fl, const char **why)
 {
 	int64_t base = mm_size(w, PS_KI_PAGE_EXT) > 0 ? mm_size(w, PS_KI_PAGE_EXT) : 0;
@@ -387,10 +389,12 @@ static uint64_t page_ext_stride(struct ps_walker *w, const struct ps_kinfo_membe
 		}
 		return stride;
 	}
-	static const char *const users[] = { "page_owner_ops", "page_table_check_ops" };
+	static const char *const users[] = { "page_owner_ops", "__set_page_owner", "page_table_check_ops",
+					     "__page_table_check_zero" };
 	for (size_t i = 0; i < sizeof users / sizeof *users; i++)
 		if (ps_core_symbol_by_name(&w->c, users[i], &dummy) == 0) {
-			*why = "page_ext_size unknown and page_ext has users with extensions";
+			*why = i < 2 ? "page_ext_size unknown, and page_owner may enlarge the entries"
+				     : "page_ext_size unknown, and page_table_check may enlarge the entries";
 			return 0;
 		}
 	if (!base || (uint64_t)base < (uint64_t)fl->offset + fl->size) {
@@ -411,8 +415,12 @@ static void page_ext_init(struct ps_walker *w)
 	if (fl->size != 4 && fl->size != 8)
 		return;
 	uint64_t stride = page_ext_stride(w, fl, &pc->pe_unknown);
-	if (!stride)
+	if (!stride) {
+		/* The kernel keeps these flags there, and they cannot be read: say so once. */
+		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "page_ext not read (%s): PG_idle and PG_young are not reported",
+			pc->pe_unknown);
 		return;
+	}
 	pc->pe_stride = stride;
 	pc->pe_flags_off = (uint64_t)fl->offset;
 	pc->pe_flags_size = fl->size;
@@ -898,8 +906,10 @@ static void leaf(struct vwalk *k, uint64_t va, uint64_t npages, unsigned shift, 
 		if (w->c.max_pfn && pfn >= w->c.max_pfn) {
 			/* VM_MIXEDMAP may map a frame without a struct page through a normal PTE
 			 * where the architecture has no pte_special (vm_normal_page() of 6.1 then
-			 * asks pfn_valid()): beyond max_pfn it is such a frame, never a bad entry. */
-			if (e->special || (k->vma->flags & VM_MIXEDMAP)) {
+			 * asks pfn_valid()): beyond max_pfn it is such a frame, never a bad entry.
+			 * Where pte_special exists such frames are special, and a normal PTE
+			 * beyond the memory map is what vm_normal_page() calls a bad PTE. */
+			if (e->special || (pc->no_pte_special && (k->vma->flags & VM_MIXEDMAP))) {
 				/* A PFN map of memory without struct pages (device memory): what
 				 * kpageflags says for a frame without a page. Not resident in smaps. */
 				m.mapcount = 0;

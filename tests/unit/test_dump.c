@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,6 +438,95 @@ static void test_qemu_ppc64_elf(bool guest_le)
 	free(b.p);
 }
 
+/* ---- an ELF read through its program headers, cut short after it was opened ------------- */
+
+/* PATH (a QEMU ppc ELF holding all its segments, so read through a mapping of the whole
+ * file) is opened, then another process cuts it to NEW_SIZE bytes, as a dump overwritten
+ * in place would be. Reading the pages that are gone must give PS_READ_ERROR with a
+ * one-line reason, never SIGBUS from the mapping; what is still there reads as before. In a
+ * child, so that a crash is a failed check here rather than the end of the test. The file
+ * is restored (copied back) afterwards. */
+static void cut_short_after_open(const char *path, off_t new_size)
+{
+	FILE *fp = fopen(path, "rb");
+	unsigned char *copy = malloc(1 << 20);
+	size_t len = fp && copy ? fread(copy, 1, 1 << 20, fp) : 0;
+	if (fp)
+		fclose(fp);
+	if (!CHECK(len > (size_t)new_size, "%s: cannot read it back", path)) {
+		free(copy);
+		return;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *err = NULL;
+		struct ps_dump *d = ps_dump_open(path, NULL, &err);
+		if (!d)
+			_exit(10);
+		const struct ps_target *t = ps_dump_target(d);
+		unsigned char buf[4096];
+		if (truncate(path, new_size) != 0)
+			_exit(11);
+		/* paddr 0x100000 is at file offset 0x3000 (kept), 0x103000 at 0x6000 (gone). */
+		if (rd(t, 0x100000, buf, 4096) != PS_READ_OK || !is_pattern(buf, 0x100000, 4096))
+			_exit(12);
+		if (rd(t, 0x103000, buf, 4096) != PS_READ_ERROR)
+			_exit(13);
+		const char *why = ps_dump_last_error(d);
+		if (!strstr(why, "physical address 0x103000") || !strstr(why, "shorter than when it was opened") ||
+		    strchr(why, '\n'))
+			_exit(14);
+		if (rd(t, 0x102ff8, buf, 16) != PS_READ_ERROR) /* across the new end */
+			_exit(15);
+		if (rd(t, 0x800, buf, 64) != PS_READ_OK || !is_pattern(buf, 0x800, 64)) /* still mapped */
+			_exit(16);
+		ps_dump_close(d);
+		_exit(0);
+	}
+	int status = 0;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/wait");
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "%s cut to %lld bytes after open: %s %d (10 open, 11 truncate, 12 kept bytes, 13 status of "
+	      "the cut pages, 14 reason, 15 across the end, 16 mapped bytes)",
+	      path, (long long)new_size, WIFSIGNALED(status) ? "killed by signal" : "child exit",
+	      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	fp = fopen(path, "wb");
+	CHECK(fp && fwrite(copy, 1, len, fp) == len, "%s: restore", path);
+	if (fp)
+		fclose(fp);
+	free(copy);
+
+	/* A SIGBUS that is not a guarded copy's still ends the process. */
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		struct ps_dump *d = ps_dump_open(path, NULL, NULL);
+		if (!d)
+			_exit(10);
+		int null = open("/dev/null", O_WRONLY); /* a sanitizer's report of it is expected */
+		if (null >= 0)
+			dup2(null, 2);
+		raise(SIGBUS);
+		_exit(0);
+	}
+	status = 0;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/wait");
+	CHECK(!(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 10)),
+	      "an unrelated SIGBUS was swallowed (child status %#x)", (unsigned)status);
+
+	/* The guard's handler is there only while a mapping is open. */
+	struct sigaction before, during, after;
+	sigaction(SIGBUS, NULL, &before);
+	struct ps_dump *d = ps_dump_open(path, NULL, NULL);
+	sigaction(SIGBUS, NULL, &during);
+	ps_dump_close(d);
+	sigaction(SIGBUS, NULL, &after);
+	CHECK(d && during.sa_sigaction != before.sa_sigaction, "no SIGBUS handler while mapped");
+	CHECK(after.sa_sigaction == before.sa_sigaction && after.sa_flags == before.sa_flags,
+	      "the SIGBUS handler before the dump was opened is not back after it was closed");
+}
+
 /* ---- QEMU's ppc32 ELF: e_ehsize 8 and a garbage section header table ------------------- */
 
 /* As QEMU writes it for a ppce500 guest: a big-endian ELF32 whose section header table is
@@ -444,7 +534,11 @@ static void test_qemu_ppc64_elf(bool guest_le)
  * such a table's string table on open, ~180 MiB on a real dump), an NT_PRSTATUS in the
  * 64-bit layout, no VMCOREINFO note, VMCOREINFO in a RAM page (physical 0x101000). Read
  * through its program headers alone. */
-static void test_qemu_ppc32_elf(void)
+static const char vmcoreinfo_note_text[] = "OSRELEASE=6.1.0-note\nPAGESIZE=4096\nSYMBOL(init_uts_ns)=c0800000\n";
+
+/* WITH_NOTE: the PT_NOTE also holds a VMCOREINFO note (QEMU's `-device vmcoreinfo`), which
+ * is taken rather than the copy in RAM. */
+static void test_qemu_ppc32_elf(bool with_note)
 {
 	struct buf b = { .be = true };
 	static const unsigned char ident[] = { 0x7f, 'E', 'L', 'F', 1 /* 32-bit */, 2 /* BE */, 1 };
@@ -468,10 +562,19 @@ static void test_qemu_ppc32_elf(void)
 	put(&b, note + 4, 4, 112 + 48 * 8);
 	put(&b, note + 8, 4, 1);
 	put_bytes(&b, note + 12, "CORE", 5);
+	size_t note_size = 20 + 112 + 48 * 8, vi_len = strlen(vmcoreinfo_note_text);
+	if (with_note) { /* namesz, descsz, type 0, "VMCOREINFO\0" padded to 12, the text */
+		put(&b, note + note_size, 4, 11);
+		put(&b, note + note_size + 4, 4, vi_len);
+		put(&b, note + note_size + 8, 4, 0);
+		put_bytes(&b, note + note_size + 12, "VMCOREINFO", 11);
+		put_bytes(&b, note + note_size + 24, vmcoreinfo_note_text, vi_len);
+		note_size += 24 + ((vi_len + 3) & ~(size_t)3);
+	}
 	struct {
 		uint32_t type, off, paddr, size;
 	} ph[3] = {
-		{ 4, note, 0, 20 + 112 + 48 * 8 },
+		{ 4, note, 0, (uint32_t)note_size },
 		{ 1, 0x1000, 0, 0x2000 },
 		{ 1, 0x3000, 0x100000, 0xc000 },
 	};
@@ -506,9 +609,15 @@ static void test_qemu_ppc32_elf(void)
 		CHECK_STR(ps_dump_format(d), "elf");
 		CHECK(warnings && strstr(warnings, "QEMU's ppc32 ELF header (e_ehsize 8"), "repair named: %s",
 		      warnings ? warnings : "(none)");
-		CHECK(warnings && strstr(warnings, "left in RAM at physical address 0x101000"),
-		      "VMCOREINFO found in RAM: %s", warnings ? warnings : "(none)");
-		CHECK_STR(t->ops->vmcoreinfo(t->ctx, "OSRELEASE"), "6.1.0-test");
+		if (with_note) {
+			CHECK(!warnings || !strstr(warnings, "VMCOREINFO"), "the note not taken: %s",
+			      warnings ? warnings : "(none)");
+			CHECK_STR(t->ops->vmcoreinfo(t->ctx, "OSRELEASE"), "6.1.0-note");
+		} else {
+			CHECK(warnings && strstr(warnings, "left in RAM at physical address 0x101000"),
+			      "VMCOREINFO found in RAM: %s", warnings ? warnings : "(none)");
+			CHECK_STR(t->ops->vmcoreinfo(t->ctx, "OSRELEASE"), "6.1.0-test");
+		}
 		unsigned char buf[4096];
 		CHECK_U64(rd(t, 0x800, buf, 4096), PS_READ_OK);
 		CHECK(is_pattern(buf, 0x800, 4096), "bytes through the program headers");
@@ -520,6 +629,8 @@ static void test_qemu_ppc32_elf(void)
 		ps_dump_close(d);
 	}
 	free(warnings);
+	if (!with_note)
+		cut_short_after_open(path, 0x6000);
 	free(path);
 	free(b.p);
 }
@@ -879,7 +990,8 @@ int main(void)
 	test_elf(true);
 	test_qemu_ppc64_elf(true);
 	test_qemu_ppc64_elf(false);
-	test_qemu_ppc32_elf();
+	test_qemu_ppc32_elf(false);
+	test_qemu_ppc32_elf(true);
 	test_kdump();
 	test_garbage();
 	cleanup();

@@ -1,15 +1,19 @@
 /* test_page.c - unit tests of walker/page.c (one VMA's pages -> m/u records) on a synthetic
  * 32-bit PowerPC e500 kernel (64-bit PTEs, FLATMEM, 128 MiB of RAM, big-endian), built entry
- * by entry with the page-table harness (tests/unit/pt_harness.h):
+ * by entry with the page-table harness (tests/unit/pt_harness.h), and the same on 32-bit ARM
+ * with short descriptors where the two differ:
  *
  *   - page_ext (PG_idle/PG_young of 32-bit kernels): entries are page_ext_size apart, which
  *     is sizeof(struct page_ext) plus every boot-time user's extension (page_owner: mm/
  *     page_ext.c). With the kernel's page_ext_size the flags come from the right entry;
- *     without it, and with page_owner built in, nothing is guessed (no bits rather than
- *     another page's); an implausible page_ext_size is refused the same way.
- *   - VM_MIXEDMAP: a normal (not special) PTE mapping a frame beyond max_pfn is a frame
- *     without a struct page (vm_normal_page()'s pfn_valid test): an `m` record with the
- *     nopage flag, not counted in the sum, never a bad entry or a struct page read.
+ *     without it, and with page_owner built in (its ops, or only its functions as kallsyms
+ *     without KALLSYMS_ALL has them), nothing is guessed (no bits rather than another
+ *     page's) and one warning says why; an implausible page_ext_size is refused the same way.
+ *   - VM_MIXEDMAP on 32-bit ARM without LPAE (no pte_special): a normal PTE mapping a frame
+ *     beyond max_pfn is a frame without a struct page (vm_normal_page()'s pfn_valid test):
+ *     an `m` record with the nopage flag, not counted in the sum, never a bad entry or a
+ *     struct page read. Where pte_special exists (ppc32 here) only a special PTE is that;
+ *     a normal one is a bad entry, as vm_normal_page() says (print_bad_pte).
  *
  * Prints "FAIL: file:line: ..." per failed check and "test_page: N checks, M failed".
  */
@@ -38,6 +42,7 @@
 #define E_4K 0x200ull
 #define E_DIRTY 0x1000ull
 #define E_ACCESSED 0x40000ull
+#define E_SPECIAL 0x2000ull
 #define E_USER_RW (E_PRESENT | E_ACCESSED | E_4K | E_SR | E_UR | E_SW | E_UW | E_DIRTY)
 #define E_PTE(pfn) ((uint64_t)(pfn) << 24)
 
@@ -71,6 +76,11 @@ enum ext_case {
 	EXT_SIZE_KNOWN,       /* page_ext_size = 16 (page_owner's extension after the flags) */
 	EXT_SIZE_UNKNOWN,     /* no page_ext_size symbol; page_owner_ops exists */
 	EXT_SIZE_IMPLAUSIBLE, /* page_ext_size = 5: not a multiple of the flags word */
+	EXT_SIZE_UNKNOWN_KALLSYMS, /* neither, nor page_owner_ops: only page_owner's functions
+				      (kallsyms without KALLSYMS_ALL) */
+	EXT_WINDOW_CUT,       /* page_ext_size 16, the array 2 KiB into a page, and the page
+				 after USER_PFN's entry unreadable: its window (256 entries, 4 KiB)
+				 cannot be read whole, its entry can */
 };
 
 static struct fake *build(enum ext_case ext)
@@ -97,7 +107,8 @@ static struct fake *build(enum ext_case ext)
 	put32(f, PA_PGDAT + 0, KVA(PA_MEM_MAP));
 	put32(f, PA_PGDAT + 4, 0);
 	put32(f, PA_PGDAT + 8, MAX_PFN);
-	put32(f, PA_PGDAT + 12, KVA(PA_PAGE_EXT));
+	const uint64_t pe_base = PA_PAGE_EXT + (ext == EXT_WINDOW_CUT ? 0x800 : 0);
+	put32(f, PA_PGDAT + 12, KVA(pe_base));
 
 	/* The user page: an order-0 anonymous page, mapped once, one reference. */
 	uint64_t pg = PA_MEM_MAP + (uint64_t)USER_PFN * PAGE_SIZEOF;
@@ -110,12 +121,17 @@ static struct fake *build(enum ext_case ext)
 	/* page_ext entries 16 bytes apart (4-byte flags, then page_owner's 12): USER_PFN's
 	 * says idle; the entry a 4-byte stride would take for USER_PFN (OTHER_PFN's, at
 	 * 4 * USER_PFN = 16 * OTHER_PFN) says young. */
-	put32(f, PA_PAGE_EXT + 16ull * USER_PFN, 1u << PAGE_EXT_IDLE);
-	put32(f, PA_PAGE_EXT + 16ull * OTHER_PFN, 1u << PAGE_EXT_YOUNG);
-	vmci(f, "SYMBOL(page_owner_ops)", "%x", KVA(0x22000));
-	if (ext == EXT_SIZE_KNOWN || ext == EXT_SIZE_IMPLAUSIBLE) {
+	put32(f, pe_base + 16ull * USER_PFN, 1u << PAGE_EXT_IDLE);
+	put32(f, pe_base + 16ull * OTHER_PFN, 1u << PAGE_EXT_YOUNG);
+	if (ext == EXT_WINDOW_CUT) /* USER_PFN's window: pe_base + 0x4000 .. + 0x5000 */
+		fake_mark(f, (pe_base + 16ull * USER_PFN + 0x1000) & ~0xfffull, PS_READ_NODATA);
+	if (ext == EXT_SIZE_UNKNOWN_KALLSYMS)
+		vmci(f, "SYMBOL(__set_page_owner)", "%x", KVA(0x23000));
+	else
+		vmci(f, "SYMBOL(page_owner_ops)", "%x", KVA(0x22000));
+	if (ext == EXT_SIZE_KNOWN || ext == EXT_SIZE_IMPLAUSIBLE || ext == EXT_WINDOW_CUT) {
 		vmci(f, "SYMBOL(page_ext_size)", "%x", KVA(PA_PAGE_EXT_SIZE));
-		put32(f, PA_PAGE_EXT_SIZE, ext == EXT_SIZE_KNOWN ? 16 : 5);
+		put32(f, PA_PAGE_EXT_SIZE, ext == EXT_SIZE_IMPLAUSIBLE ? 5 : 16);
 	}
 	if (ext == EXT_SIZE_IMPLAUSIBLE) /* what a stride of 5 finds for USER_PFN (entry 0x140's) */
 		put32(f, PA_PAGE_EXT + 5ull * USER_PFN, 1u << PAGE_EXT_YOUNG);
@@ -128,6 +144,45 @@ static struct fake *build(enum ext_case ext)
 	put64(f, PA_PTE_A + 0 * 8, E_PTE(USER_PFN) | E_USER_RW);    /* [0] the anonymous page */
 	put64(f, PA_PTE_B + 0 * 8, E_PTE(0x9000) | E_USER_RW);      /* [0] PFN 0x9000: beyond RAM,
 								       a normal (not special) PTE */
+	return f;
+}
+
+/* The same RAM, struct pages and process on a 32-bit ARM kernel with short descriptors
+ * (little-endian, PHYS_OFFSET 0, no pte_special): swapper_pg_dir maps lowmem with sections;
+ * the process's PGD entry for VA 0x10200000 points at PTE_B's hardware half (+0x800), its
+ * first Linux PTE maps PFN 0x9000, beyond RAM. */
+#define A_PRESENT 0x001u
+#define A_YOUNG 0x002u
+#define A_DIRTY 0x040u
+#define A_USER 0x100u
+#define A_SECT_KERNEL 0x40eu /* a section, cached, kernel read-write */
+#define A_USER_TABLE 0x31u  /* PMD_TYPE_TABLE | PMD_BIT4 | domain user */
+
+static struct fake *build_arm(void)
+{
+	struct fake *f = calloc(1, sizeof *f);
+	f->big_endian = false;
+	f->ram_end = (uint64_t)MAX_PFN << 12;
+	vmci(f, "SYMBOL(swapper_pg_dir)", "c0004000");
+	vmci(f, "SYMBOL(high_memory)", "%x", KVA(PA_VARS));
+	vmci(f, "SYMBOL(init_task)", "%x", KVA(PA_VARS + 0x200));
+	put32(f, PA_VARS, KVA(MAX_PFN << 12)); /* high_memory: all RAM is lowmem */
+	for (uint64_t pa = 0x4000; pa < 0x8000; pa += 0x1000)
+		fake_page(f, pa, true);
+	put32(f, 0x4000 + (0xc0000000u >> 21) * 8, 0x000000u | A_SECT_KERNEL); /* lowmem: sections */
+	put32(f, 0x4000 + (0xc0000000u >> 21) * 8 + 4, 0x100000u | A_SECT_KERNEL);
+	vmci(f, "SYMBOL(contig_page_data)", "%x", KVA(PA_PGDAT));
+	vmci(f, "OFFSET(pglist_data.node_mem_map)", "0");
+	vmci(f, "OFFSET(pglist_data.node_start_pfn)", "4");
+	vmci(f, "OFFSET(pglist_data.node_spanned_pages)", "8");
+	put32(f, PA_PGDAT + 0, KVA(PA_MEM_MAP));
+	put32(f, PA_PGDAT + 4, 0);
+	put32(f, PA_PGDAT + 8, MAX_PFN);
+	for (uint64_t pa = PA_PGD; pa < PA_PGD + 0x4000; pa += 0x1000) /* 16 KiB PGD */
+		fake_page(f, pa, true);
+	put32(f, PA_PGD + (0x10200000u >> 21) * 8, (uint32_t)(PA_PTE_B + 0x800) | A_USER_TABLE);
+	put32(f, PA_PGD + (0x10200000u >> 21) * 8 + 4, (uint32_t)(PA_PTE_B + 0xc00) | A_USER_TABLE);
+	put32(f, PA_PTE_B + 0 * 4, (0x9000u << 12) | A_PRESENT | A_YOUNG | A_DIRTY | A_USER); /* beyond RAM */
 	return f;
 }
 
@@ -163,7 +218,8 @@ struct walked {
 /* Walk the VMA [START, END) with VM_FLAGS of the process above, pages and sum written. */
 static bool walk_vma(struct fake *f, uint64_t start, uint64_t end, uint64_t vm_flags, struct walked *r)
 {
-	struct ps_target t = { .ops = &fake_ops, .ctx = f, .arch = "ppc32", .big_endian = true,
+	const char *arch = f->big_endian ? "ppc32" : "arm"; /* build() or build_arm() */
+	struct ps_target t = { .ops = &fake_ops, .ctx = f, .arch = arch, .big_endian = f->big_endian,
 			       .ptr_size = 4, .page_size = 0, .max_pfn = MAX_PFN };
 	char *err = NULL;
 	struct ps_walker *w = ps_walker_open(&t, &err);
@@ -172,14 +228,16 @@ static bool walk_vma(struct fake *f, uint64_t start, uint64_t end, uint64_t vm_f
 		return false;
 	}
 	struct ps_kinfo *ki = kinfo();
+	if (!f->big_endian) /* sizeof(pte_t): ARM's short descriptors */
+		ki->member[PS_KI_VM_FAULT_ORIG_PTE].size = 4;
 	bool ok = CHECK(ps_core_set_kinfo(&w->c, ki) == 0, "kinfo: %s", w->c.err);
 	free(ki);
 	FILE *fp = tmpfile();
 	struct ps_writer *out = fp ? ps_writer_open_stream(fp, "test") : NULL;
 	struct ps_walk_options opt = { .detail = PS_DETAIL_PAGES };
 	memset(r, 0, sizeof *r);
-	struct ps_header h = { .source = "test", .arch = "ppc32", .endian = "big", .page_size = 4096,
-			       .big_endian = true };
+	struct ps_header h = { .source = "test", .arch = arch, .endian = f->big_endian ? "big" : "little",
+			       .page_size = 4096, .big_endian = f->big_endian };
 	ok = ok && CHECK(out && ps_write_header(out, &h) == 0, "writer");
 	if (ok) {
 		w->out = out;
@@ -232,57 +290,100 @@ static uint64_t m_flags(const char *out, uint64_t va, uint64_t *pfn)
 static void test_page_ext_stride(void)
 {
 	struct walked r;
-	struct fake *f = build(EXT_SIZE_KNOWN);
-	if (walk_vma(f, 0x10000000, 0x10001000, 0x73 /* rw-p, VM_MAYREAD|MAYWRITE */, &r)) {
-		uint64_t fl = m_flags(r.out, 0x10000000, NULL);
-		check_context = "page_ext_size 16";
-		CHECK(fl != UINT64_MAX, "no m record:\n%s", r.out);
-		CHECK(fl & KPF_ANON, "anon %llx", (unsigned long long)fl);
-		CHECK(fl & KPF_IDLE, "idle from the page's own entry: %llx", (unsigned long long)fl);
-		CHECK(!(fl & KPF_YOUNG), "young from another page's entry: %llx", (unsigned long long)fl);
+	struct fake *f;
+	/* Known: the page's own entry, read with its window or, where the window cannot be read
+	 * whole, alone. */
+	static const struct {
+		enum ext_case ext;
+		const char *what;
+	} known[] = {
+		{ EXT_SIZE_KNOWN, "page_ext_size 16" },
+		{ EXT_WINDOW_CUT, "page_ext_size 16, the window unreadable, the entry readable" },
+	};
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+		f = build(known[i].ext);
+		check_context = known[i].what;
+		if (walk_vma(f, 0x10000000, 0x10001000, 0x73 /* rw-p, VM_MAYREAD|MAYWRITE */, &r)) {
+			uint64_t fl = m_flags(r.out, 0x10000000, NULL);
+			CHECK(fl != UINT64_MAX, "no m record:\n%s", r.out);
+			CHECK(fl & KPF_ANON, "anon %llx", (unsigned long long)fl);
+			CHECK(fl & KPF_IDLE, "idle from the page's own entry: %llx", (unsigned long long)fl);
+			CHECK(!(fl & KPF_YOUNG), "young from another page's entry: %llx", (unsigned long long)fl);
+			CHECK(!strstr(r.out, "\nwarn ") && !r.res.partial, "a warning:\n%s", r.out);
+		}
+		free(f);
 	}
-	free(f);
 
-	f = build(EXT_SIZE_UNKNOWN);
-	if (walk_vma(f, 0x10000000, 0x10001000, 0x73, &r)) {
-		uint64_t fl = m_flags(r.out, 0x10000000, NULL);
-		check_context = "page_ext_size unknown, page_owner built in";
-		CHECK(fl != UINT64_MAX, "no m record:\n%s", r.out);
-		CHECK(!(fl & (KPF_YOUNG | KPF_IDLE)), "page_ext bits guessed with sizeof(struct page_ext): %llx",
-		      (unsigned long long)fl);
+	/* Not known: no bits rather than a neighbour's, and a warning (one) that says why. */
+	static const struct {
+		enum ext_case ext;
+		const char *what, *why; /* why: as the record writes it (%20 for a space) */
+	} unknown[] = {
+		{ EXT_SIZE_UNKNOWN, "page_ext_size unknown, page_owner_ops", "page_owner%20may%20enlarge" },
+		{ EXT_SIZE_UNKNOWN_KALLSYMS, "page_ext_size unknown, __set_page_owner", "page_owner%20may%20enlarge" },
+		{ EXT_SIZE_IMPLAUSIBLE, "page_ext_size 5", "page_ext_size%20is%20implausible" },
+	};
+	for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++) {
+		f = build(unknown[i].ext);
+		check_context = unknown[i].what;
+		if (walk_vma(f, 0x10000000, 0x10001000, 0x73, &r)) {
+			uint64_t fl = m_flags(r.out, 0x10000000, NULL);
+			CHECK(fl != UINT64_MAX, "no m record:\n%s", r.out);
+			CHECK(!(fl & (KPF_YOUNG | KPF_IDLE)), "page_ext bits guessed: %llx", (unsigned long long)fl);
+			const char *warn = strstr(r.out, "\nwarn ");
+			CHECK(warn && strstr(warn, "page_ext%20not%20read") && strstr(warn, unknown[i].why) &&
+				      !strstr(warn + 1, "\nwarn "),
+			      "one warning saying why:\n%s", r.out);
+			CHECK(r.res.partial, "not partial");
+		}
+		free(f);
 	}
-	free(f);
-
-	f = build(EXT_SIZE_IMPLAUSIBLE);
-	if (walk_vma(f, 0x10000000, 0x10001000, 0x73, &r)) {
-		uint64_t fl = m_flags(r.out, 0x10000000, NULL);
-		check_context = "page_ext_size 5";
-		CHECK(fl != UINT64_MAX, "no m record:\n%s", r.out);
-		CHECK(!(fl & (KPF_YOUNG | KPF_IDLE)), "page_ext bits read with a stride of 5: %llx",
-		      (unsigned long long)fl);
-	}
-	free(f);
 	check_context = NULL;
 }
 
+/* The m record of a frame without a struct page at 0x10200000: PFN 0x9000, nopage, not
+ * resident in the sum, no bad entry. */
+static void check_nopage_frame(const struct walked *r)
+{
+	uint64_t pfn = 0, fl = m_flags(r->out, 0x10200000, &pfn);
+	CHECK(fl != UINT64_MAX, "no m record for the mixed-map frame:\n%s", r->out);
+	CHECK_U64(pfn, 0x9000);
+	CHECK(fl & KPF_NOPAGE, "nopage: %llx", (unsigned long long)fl);
+	CHECK(!strstr(r->out, "\nu ") && !strstr(r->out, "\nwarn "), "a bad entry:\n%s", r->out);
+	CHECK(strstr(r->out, " resident=0 ") != NULL, "not resident in the sum (smaps):\n%s", r->out);
+	CHECK(!r->res.partial, "partial");
+}
+
+/* vm_normal_page() of 6.1 on a PTE beyond the memory map: with pte_special (ppc32, ARM LPAE,
+ * every 64-bit one) only a special PTE maps a frame without a page there, and a normal one
+ * is a bad PTE whatever the VMA; without it (ARM short descriptors) VM_MIXEDMAP's frames
+ * are normal PTEs that pfn_valid() refuses. */
 static void test_mixedmap_beyond_max_pfn(void)
 {
 	struct walked r;
-	struct fake *f = build(EXT_SIZE_KNOWN);
 	const uint64_t VM_MIXEDMAP = 0x10000000;
-	if (walk_vma(f, 0x10200000, 0x10201000, 0x73 | VM_MIXEDMAP, &r)) {
-		uint64_t pfn = 0, fl = m_flags(r.out, 0x10200000, &pfn);
-		CHECK(fl != UINT64_MAX, "no m record for the mixed-map frame:\n%s", r.out);
-		CHECK_U64(pfn, 0x9000);
-		CHECK(fl & KPF_NOPAGE, "nopage: %llx", (unsigned long long)fl);
-		CHECK(!strstr(r.out, "\nu ") && !strstr(r.out, "\nwarn "), "a bad entry:\n%s", r.out);
-		CHECK(strstr(r.out, " resident=0 ") != NULL, "not resident in the sum (smaps):\n%s", r.out);
-		CHECK(!r.res.partial, "partial");
-	}
-	/* Without VM_MIXEDMAP the same PTE is a bad entry (no struct page, not a PFN map). */
+	struct fake *f = build_arm();
+	check_context = "arm, short descriptors, VM_MIXEDMAP";
+	if (walk_vma(f, 0x10200000, 0x10201000, 0x73 | VM_MIXEDMAP, &r))
+		check_nopage_frame(&r);
+	check_context = "arm, short descriptors, not VM_MIXEDMAP";
 	if (walk_vma(f, 0x10200000, 0x10201000, 0x73, &r))
 		CHECK(strstr(r.out, "\nu 1 10200000 1 bad-entry") != NULL, "bad entry expected:\n%s", r.out);
 	free(f);
+
+	f = build(EXT_SIZE_KNOWN);
+	check_context = "ppc32 (pte_special), normal PTE, VM_MIXEDMAP";
+	if (walk_vma(f, 0x10200000, 0x10201000, 0x73 | VM_MIXEDMAP, &r))
+		CHECK(strstr(r.out, "\nu 1 10200000 1 bad-entry") != NULL, "bad entry expected:\n%s", r.out);
+	check_context = "ppc32 (pte_special), normal PTE";
+	if (walk_vma(f, 0x10200000, 0x10201000, 0x73, &r))
+		CHECK(strstr(r.out, "\nu 1 10200000 1 bad-entry") != NULL, "bad entry expected:\n%s", r.out);
+	put64(f, PA_PTE_B, E_PTE(0x9000) | E_USER_RW | E_SPECIAL); /* as insert_pfn() writes it */
+	check_context = "ppc32 (pte_special), special PTE, VM_MIXEDMAP";
+	if (walk_vma(f, 0x10200000, 0x10201000, 0x73 | VM_MIXEDMAP, &r))
+		check_nopage_frame(&r);
+	free(f);
+	check_context = NULL;
 }
 
 int main(void)

@@ -700,6 +700,20 @@ static void test_system_map(void)
 	CHECK(ps_kinfo_add_system_map(&ki, path, &err) == -1 && err, "empty System.map");
 	free(err);
 	err = NULL;
+	/* Every kinfo symbol at its own address: the sorted-name search misses none, and no two
+	 * share a name (one would be left 0). */
+	FILE *fp = fopen(path, "w");
+	for (int i = 0; fp && i < PS_KI_NSYMBOLS; i++)
+		fprintf(fp, "%08x T %s\n", 0xc0000000u + 16u * (unsigned)i, ps_ki_symbol_name((enum ps_ki_symbol)i));
+	if (fp)
+		fclose(fp);
+	ps_kinfo_init(&ki);
+	CHECK(ps_kinfo_add_system_map(&ki, path, &err) == 0, "System.map of all: %s", err ? err : "");
+	free(err);
+	err = NULL;
+	for (int i = 0; i < PS_KI_NSYMBOLS; i++)
+		CHECK(ki.symbol[i] == 0xc0000000u + 16u * (unsigned)i, "%s: %#" PRIx64,
+		      ps_ki_symbol_name((enum ps_ki_symbol)i), ki.symbol[i]);
 	unlink(path);
 	free(path);
 
