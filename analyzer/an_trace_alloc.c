@@ -75,12 +75,14 @@ void an_trace_alloc(const struct model *m, struct report *r)
 	size_t *stack = xcalloc(n ? n : 1, sizeof *stack), *depth = xcalloc(n ? n : 1, sizeof *depth);
 	size_t sp = 0;
 	uint64_t global_peak = 0;
-	bool peak_known = true;
+	bool peak_known = true, peak_overflows = false;
 	for (size_t k = child_first[n + 1]; k-- > child_first[n];) {
 		stack[sp++] = children[k];
 		const struct trace_alloc *a = &tm->allocs[children[k]];
 		if (a->peak == PS_UNKNOWN)
 			peak_known = false;
+		else if (a->peak > UINT64_MAX - global_peak)
+			peak_overflows = true; /* no heap holds 2^64 bytes: say so, never wrap */
 		else
 			global_peak += a->peak;
 	}
@@ -94,14 +96,12 @@ void an_trace_alloc(const struct model *m, struct report *r)
 		size_t d = a->parent == TRACE_NONE ? 0 : depth[a->parent] + 1;
 		depth[i] = d;
 		table_set_u64(t, row, A_DEPTH, d);
-		if (a->frame != TRACE_NONE) {
-			char *label = trace_frame_label(&tm->frames[a->frame]);
-			table_set_str(t, row, A_NODE, label);
-			free(label);
-		} else {
-			table_set_str(t, row, A_NODE, *a->group ? a->group : "(group)");
-		}
-		table_set_str(t, row, A_GROUP, a->group);
+		/* Labels and groups live in the model: borrowed (see an_trace_hot.c). */
+		if (a->frame != TRACE_NONE)
+			table_set_str_ref(t, row, A_NODE, tm->frames[a->frame].label);
+		else
+			table_set_str_ref(t, row, A_NODE, *a->group ? a->group : "(group)");
+		table_set_str_ref(t, row, A_GROUP, a->group);
 		set_known(t, row, A_CUR, a->cur);
 		set_known(t, row, A_PEAK, a->peak);
 		set_known(t, row, A_MAX, a->max);
@@ -113,6 +113,11 @@ void an_trace_alloc(const struct model *m, struct report *r)
 	free(stack), free(depth), free(children), free(child_first), free(fill);
 	if (n == 0)
 		table_set_note(t, "no alloc records in the file");
+	else if (peak_known && peak_overflows)
+		table_set_note(t, "global heap peak: unknown, the roots' AT PEAK add up to more than "
+			       "2^64 bytes (the records are inconsistent); cur: live at exit, at peak: "
+			       "live at the instant the whole heap was largest, max: the node's own "
+			       "highest, total: ever allocated");
 	else if (peak_known)
 		table_set_note(t, "global heap peak: %" PRIu64 " bytes (the roots' AT PEAK); cur: live at "
 			       "exit, at peak: live at the instant the whole heap was largest, max: the "

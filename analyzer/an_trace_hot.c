@@ -61,13 +61,19 @@ void an_trace_hot(const struct model *m, struct report *r)
 		table_set_str(t, row, H_KIND, h->data ? "data" : "code");
 		table_set_u64(t, row, H_ACCESSES, h->accesses);
 		if (h->frame != TRACE_NONE) {
+			/* The frame's strings live in the model: borrowed, so a million hot
+			 * records naming one long frame do not make a million copies. */
 			const struct trace_frame *f = &tm->frames[h->frame];
 			char buf[24];
-			table_set_str(t, row, H_FN, trace_frame_fn(f, buf));
-			table_set_str(t, row, H_FILE, f->file);
+			const char *fn = trace_frame_fn(f, buf);
+			if (fn == buf)
+				table_set_str(t, row, H_FN, buf);
+			else
+				table_set_str_ref(t, row, H_FN, fn);
+			table_set_str_ref(t, row, H_FILE, f->file);
 			if (f->line != PS_UNKNOWN)
 				table_set_u64(t, row, H_LINE, f->line);
-			table_set_str(t, row, H_OBJECT, f->obj);
+			table_set_str_ref(t, row, H_OBJECT, f->obj);
 		}
 	}
 	free(order);

@@ -61,40 +61,50 @@ int an_trace_obj(const struct model *m, const char *sort, struct report *r)
 			return -1;
 	}
 	const struct trace_model *tm = &m->trace;
+	size_t overflows = 0;
 	struct table *t = table_new("obj", "Accesses per object", STYLE_GRID, O_NCOLS, obj_cols);
 	for (size_t i = 0; i < tm->nobjs; i++) {
 		const struct trace_obj *o = &tm->objs[i];
 		size_t row = table_add_row(t);
 		table_set_u64(t, row, O_ID, o->id);
 		table_set_str(t, row, O_KIND, o->heap ? "heap" : "global");
-		table_set_str(t, row, O_NAME, o->name);
+		table_set_str_ref(t, row, O_NAME, o->name); /* the model's: see an_trace_hot.c */
 		set_known(t, row, O_SIZE, o->size);
 		set_known(t, row, O_BLOCKS, o->blocks);
 		table_set_u64(t, row, O_LOADS, o->loads);
 		table_set_u64(t, row, O_STORES, o->stores);
-		/* Both below 2^64 - 6 (the reader's limit): the sum saturates rather than wraps. */
-		table_set_u64(t, row, O_ACCESSES,
-			      o->loads > UINT64_MAX - o->stores ? UINT64_MAX : o->loads + o->stores);
+		/* Each below 2^64 - 6 (the reader's limit), their sum need not be: never wrap
+		 * or saturate into a number that looks real; leave it empty and say why. */
+		if (o->loads > UINT64_MAX - 6 - o->stores)
+			overflows++;
+		else
+			table_set_u64(t, row, O_ACCESSES, o->loads + o->stores);
 		set_known(t, row, O_BLOAD, o->bload);
 		set_known(t, row, O_BSTORE, o->bstore);
-		char *where;
+		char *where = NULL;
 		if (o->stack.n)
-			where = trace_stack_label(tm, o->stack);
+			where = trace_stack_label(tm, o->stack); /* bounded: TRACE_STACK_BYTES */
 		else if (*o->file && o->line != PS_UNKNOWN)
 			where = xasprintf("%s:%" PRIu64, o->file, o->line);
+		if (where)
+			table_set_str(t, row, O_WHERE, where);
 		else
-			where = xstrdup(o->file);
-		table_set_str(t, row, O_WHERE, where);
+			table_set_str_ref(t, row, O_WHERE, o->file);
 		free(where);
 	}
 	bool numeric = obj_cols[sort_col].kind != CELL_STR;
 	bool desc = dir ? dir < 0 : numeric;
 	table_sort(t, sort_col, desc);
-	table_set_note(t, "%s; sorted by %s, %s", tm->nobjs ? "heap: blocks allocated at one call "
+	char overflow_note[128] = "";
+	if (overflows)
+		snprintf(overflow_note, sizeof overflow_note, "\n%zu object%s: loads + stores beyond "
+			 "the 64-bit range, accesses left empty (the records are inconsistent)", overflows,
+			 overflows == 1 ? "" : "s");
+	table_set_note(t, "%s; sorted by %s, %s%s", tm->nobjs ? "heap: blocks allocated at one call "
 		       "stack merged into one object (size: the largest block), where = the allocation "
 		       "stack, innermost first; global: where = the declaration; accesses = loads + stores"
 		       : "no obj records in the file", obj_cols[sort_col].name,
-		       desc ? "descending" : "ascending");
+		       desc ? "descending" : "ascending", overflow_note);
 	report_add(r, t);
 	return 0;
 }

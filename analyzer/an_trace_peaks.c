@@ -36,8 +36,12 @@ void an_trace_peaks(const struct model *m, struct report *r)
 		if (p->stack.n) {
 			const struct trace_frame *f = trace_stack_frame(tm, p->stack, 0);
 			char buf[24];
-			table_set_str(t, row, P_FN, trace_frame_fn(f, buf));
-			table_set_str(t, row, P_FILE, f->file);
+			const char *fn = trace_frame_fn(f, buf);
+			if (fn == buf)
+				table_set_str(t, row, P_FN, buf);
+			else
+				table_set_str_ref(t, row, P_FN, fn); /* the model's: see an_trace_hot.c */
+			table_set_str_ref(t, row, P_FILE, f->file);
 			if (f->line != PS_UNKNOWN)
 				table_set_u64(t, row, P_LINE, f->line);
 		}

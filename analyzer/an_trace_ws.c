@@ -59,15 +59,19 @@ static void set_known(struct table *t, size_t row, size_t col, uint64_t v)
 		table_set_u64(t, row, col, v);
 }
 
-/* Label of a peak marker: what, when, where (the innermost frame). */
+/* Label of a peak marker: what, when, where (the innermost frame, its first 200 bytes). */
 static char *peak_label(const struct trace_model *tm, const struct trace_peak *p)
 {
-	char *where = p->stack.n ? trace_frame_label(trace_stack_frame(tm, p->stack, 0)) : xstrdup("");
-	char *label = xasprintf("peak %s %" PRIu64 " pages at t=%" PRIu64 ", tid %" PRIu64 "%s%s",
-				p->data ? "data" : "code", p->pages, p->t, p->tid, *where ? ": " : "",
-				where);
-	free(where);
-	return label;
+	const char *where = p->stack.n ? trace_stack_frame(tm, p->stack, 0)->label : "";
+	int len = (int)strlen(where);
+	if (len > 200) { /* a tooltip; do not cut a UTF-8 sequence */
+		len = 200;
+		while (len > 0 && ((unsigned char)where[len] & 0xc0) == 0x80)
+			len--;
+	}
+	return xasprintf("peak %s %" PRIu64 " pages at t=%" PRIu64 ", tid %" PRIu64 "%s%.*s%s",
+			 p->data ? "data" : "code", p->pages, p->t, p->tid, *where ? ": " : "", len,
+			 where, where[len] ? "..." : "");
 }
 
 /* The chart: code and data of one series, every peak as a dot, every mark as a line. */
@@ -89,9 +93,11 @@ static struct line_chart *ws_chart(const struct trace_model *tm, const struct ws
 	struct line_series *data = line_chart_add_series(c, "data", "data", false, ws->n);
 	for (size_t i = 0; i < ws->n; i++)
 		data->x[i] = (double)ws->s[i].t, data->y[i] = (double)ws->s[i].data;
+	/* The chart keeps the first LINE_CHART_MAX_MARKERS peaks and LINE_CHART_MAX_VLINES
+	 * marks (the tables list all): no label is made for the rest. */
 	for (size_t i = 0; i < tm->npeaks; i++) {
 		const struct trace_peak *p = &tm->peaks[i];
-		char *label = peak_label(tm, p);
+		char *label = c->nmarkers < LINE_CHART_MAX_MARKERS ? peak_label(tm, p) : NULL;
 		line_chart_add_marker(c, (double)p->t, (double)p->pages, p->data ? "data" : "code", label);
 		free(label);
 	}
@@ -106,6 +112,18 @@ void an_trace_ws(const struct model *m, struct report *r)
 	struct table *t = table_new("ws", "Working set over time (pages)", STYLE_GRID, W_NCOLS, ws_cols);
 	const struct ws_series **v = sorted_series(tm);
 	bool tau_varies = false, any_final = false;
+	/* Peaks per row in one pass: the detector watches the whole process's series, so every
+	 * peak counts for tid 0; a thread's row counts the peaks at which it was running
+	 * (the record's tid). */
+	uint64_t *npeaks = xcalloc(tm->nws ? tm->nws : 1, sizeof *npeaks);
+	const struct ws_series *process = trace_ws_series(tm, 0);
+	for (size_t k = 0; k < tm->npeaks; k++) {
+		const struct ws_series *running = trace_ws_series(tm, tm->peaks[k].tid);
+		if (running && running != process)
+			npeaks[running - tm->ws]++;
+		if (process)
+			npeaks[process - tm->ws]++;
+	}
 	for (size_t i = 0; i < tm->nws; i++) {
 		const struct ws_series *ws = v[i];
 		size_t row = table_add_row(t);
@@ -117,10 +135,7 @@ void an_trace_ws(const struct model *m, struct report *r)
 		set_known(t, row, W_TOTAL_CODE, ws->total_code);
 		set_known(t, row, W_TOTAL_DATA, ws->total_data);
 		any_final |= ws->have_final;
-		uint64_t npeaks = 0;
-		for (size_t k = 0; k < tm->npeaks; k++)
-			npeaks += tm->peaks[k].tid == ws->tid;
-		table_set_u64(t, row, W_PEAKS, npeaks);
+		table_set_u64(t, row, W_PEAKS, npeaks[ws - tm->ws]);
 		if (ws->n == 0) /* a summary without samples: only its totals */
 			continue;
 		table_set_u64(t, row, W_FIRST_T, ws->s[0].t);
@@ -144,7 +159,9 @@ void an_trace_ws(const struct model *m, struct report *r)
 	/* Pages touched in the last tau instructions, sampled; tid 0 is the whole process. */
 	char *note = xstrdup("code/data: distinct pages touched in the last tau instructions at each "
 			     "sample; tid 0 is the whole process (pages shared by threads counted once); "
-			     "avg and peak over the samples");
+			     "avg and peak over the samples; peaks: the peak records (the detector "
+			     "watches the whole process: all of them on tid 0's row, on a thread's row "
+			     "those at which it was running)");
 	char *more = xasprintf("%s; total: distinct pages of the whole run%s", note,
 			       any_final ? " (the writer's final summary)" :
 					   " (unknown: no final=1 ws record)");
@@ -172,7 +189,7 @@ void an_trace_ws(const struct model *m, struct report *r)
 	}
 	if (drawn)
 		t->lines = ws_chart(tm, drawn, nthreads);
-	free(v);
+	free(v), free(npeaks);
 	report_add(r, t);
 
 	if (tm->nmarks) {
@@ -186,7 +203,7 @@ void an_trace_ws(const struct model *m, struct report *r)
 			size_t row = table_add_row(mk);
 			table_set_u64(mk, row, 0, tm->marks[i].t);
 			set_known(mk, row, 1, tm->marks[i].tid);
-			table_set_str(mk, row, 2, tm->marks[i].text);
+			table_set_str_ref(mk, row, 2, tm->marks[i].text); /* the model's */
 		}
 		report_add(r, mk);
 	}

@@ -28,54 +28,79 @@ static void set_mb(struct table *t, size_t row, size_t col, uint64_t bytes)
 
 static const struct trace_wss *sort_base;
 
-static int by_est(const void *pa, const void *pb)
+/* One run (pid, method, mode) after another, each by Est then seq. */
+static int by_run_est(const void *pa, const void *pb)
 {
 	const struct trace_wss *a = &sort_base[*(const size_t *)pa], *b = &sort_base[*(const size_t *)pb];
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->method != b->method)
+		return (int)a->method - (int)b->method;
+	if (a->mode != b->mode)
+		return (int)a->mode - (int)b->mode;
 	if (a->est != b->est)
 		return a->est < b->est ? -1 : 1;
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* Ref and RSS against Est, one pair of lines per pid, method and mode that is not once. */
+static bool same_run(const struct trace_wss *a, const struct trace_wss *b)
+{
+	return a->pid == b->pid && a->method == b->method && a->mode == b->mode;
+}
+
+/* Ref and RSS against Est, one pair of lines per pid, method and mode that is not once, in
+ * pid order; the first WSS_CHART_RUNS runs (a legend of thousands helps nobody; the table
+ * has them all). One sort: O(n log n) however many runs the file holds. */
+enum { WSS_CHART_RUNS = 8 };
+
 static struct line_chart *wss_chart(const struct trace_model *tm)
 {
+	size_t *order = xcalloc(tm->nwss ? tm->nwss : 1, sizeof *order), n = 0;
+	for (size_t i = 0; i < tm->nwss; i++)
+		if (tm->wss[i].mode != WSS_ONCE)
+			order[n++] = i;
+	sort_base = tm->wss;
+	qsort(order, n, sizeof *order, by_run_est);
+	size_t runs = 0;
+	for (size_t k = 0; k < n; k++)
+		runs += k == 0 || !same_run(&tm->wss[order[k - 1]], &tm->wss[order[k]]);
 	struct line_chart *c = NULL;
-	bool *done = xcalloc(tm->nwss ? tm->nwss : 1, sizeof *done);
-	size_t *pts = xcalloc(tm->nwss ? tm->nwss : 1, sizeof *pts);
-	for (size_t i = 0; i < tm->nwss; i++) {
-		const struct trace_wss *w = &tm->wss[i];
-		if (done[i] || w->mode == WSS_ONCE)
-			continue;
-		size_t n = 0;
-		for (size_t k = i; k < tm->nwss; k++) {
-			const struct trace_wss *o = &tm->wss[k];
-			if (!done[k] && o->pid == w->pid && o->method == w->method && o->mode == w->mode)
-				pts[n++] = k, done[k] = true;
-		}
-		sort_base = tm->wss;
-		qsort(pts, n, sizeof *pts, by_est);
-		if (!c)
-			c = line_chart_new("Working set against measured span (wss)", "seconds (Est)", "MB");
+	if (runs) {
+		char *title = runs > WSS_CHART_RUNS ?
+			xasprintf("Working set against measured span (wss; the first %d of %zu runs)",
+				  WSS_CHART_RUNS, runs) :
+			xstrdup("Working set against measured span (wss)");
+		c = line_chart_new(title, "seconds (Est)", "MB");
+		free(title);
+	}
+	for (size_t first = 0, run = 0; first < n && run < WSS_CHART_RUNS; run++) {
+		const struct trace_wss *w = &tm->wss[order[first]];
+		size_t end = first + 1;
+		while (end < n && same_run(w, &tm->wss[order[end]]))
+			end++;
+		const size_t *pts = order + first;
+		size_t np = end - first;
 		char *name = xasprintf("pid %" PRIu64 " ref (%s, %s)", w->pid, method_name(w->method),
 				       mode_name(w->mode));
-		struct line_series *ref = line_chart_add_series(c, name, name, false, n);
-		for (size_t k = 0; k < n; k++)
+		struct line_series *ref = line_chart_add_series(c, name, name, false, np);
+		for (size_t k = 0; k < np; k++)
 			ref->x[k] = tm->wss[pts[k]].est, ref->y[k] = (double)tm->wss[pts[k]].ref / 1048576.0;
 		size_t nrss = 0;
-		for (size_t k = 0; k < n; k++)
+		for (size_t k = 0; k < np; k++)
 			nrss += tm->wss[pts[k]].rss != PS_UNKNOWN;
 		char *rss_name = xasprintf("pid %" PRIu64 " rss", w->pid);
 		if (nrss) {
 			struct line_series *rss = line_chart_add_series(c, rss_name, name, true, nrss);
-			for (size_t k = 0, j = 0; k < n; k++)
+			for (size_t k = 0, j = 0; k < np; k++)
 				if (tm->wss[pts[k]].rss != PS_UNKNOWN) {
 					rss->x[j] = tm->wss[pts[k]].est;
 					rss->y[j++] = (double)tm->wss[pts[k]].rss / 1048576.0;
 				}
 		}
 		free(name), free(rss_name);
+		first = end;
 	}
-	free(done), free(pts);
+	free(order);
 	return c;
 }
 

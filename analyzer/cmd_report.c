@@ -87,7 +87,8 @@ static void report_usage(FILE *out)
 		"  -f, --format FMT     text (default), csv or json\n"
 		"  -o, --output FILE    write there (atomically) instead of standard output\n"
 		"      --html FILE      also write one self-contained HTML report with charts and maps\n"
-		"                       (its analyses: the chosen ones plus resmap and unitmap)\n"
+		"                       (its analyses: the chosen ones plus, for snapshots, resmap\n"
+		"                       and unitmap)\n"
 		"      --svg DIR        also write each chart and resident map as an SVG file in DIR\n"
 		"  -s, --snapshot N     analyse snapshot N of a multi-snapshot stream (default: last)\n"
 		"      --sort COL[:asc|:desc]\n"
@@ -128,8 +129,6 @@ static int parse_analyses(const char *list, bool on[A_COUNT], bool named[A_COUNT
 	return 0;
 }
 
-/* The page analyses on a file without snapshots: named, so they run, but their tables say
- * why they are empty. */
 /* A snapshot's seq number for --snapshot/--from/--to: 0, or -1 with a message. */
 static int parse_snapshot_number(const char *cmd, const char *option, const char *arg,
 				 int64_t *out)
@@ -146,6 +145,8 @@ static int parse_snapshot_number(const char *cmd, const char *option, const char
 	return 0;
 }
 
+/* The page analyses on a file without snapshots: named, so they run, but their tables say
+ * why they are empty. */
 static void note_no_snapshot(const struct model *m, struct report *r, size_t first_table)
 {
 	if (m->snapshots)

@@ -293,8 +293,7 @@ int render_chart_svg(const struct table *t, FILE *out)
 
 /* ---- line chart ------------------------------------------------------------------------- */
 
-enum { LINE_W = 960, LINE_LEFT = 78, LINE_RIGHT = 24, LINE_PLOT_H = 280, LINE_MAX_MARKERS = 2000,
-       LINE_MAX_VLINES = 500 };
+enum { LINE_W = 960, LINE_LEFT = 78, LINE_RIGHT = 24, LINE_PLOT_H = 280 };
 
 /* A tick step of 1, 2 or 5 times a power of ten giving about six ticks (any magnitude). */
 static double tick_step(double range)
@@ -339,8 +338,8 @@ static double line_py(const struct line_frame *f, double y)
 static void line_path(const struct line_frame *f, const struct line_series *s, FILE *out)
 {
 	long col = LONG_MIN;
-	double first = 0, lo = 0, hi = 0, last = 0;
-	bool started = false;
+	double first = 0, lo = 0, hi = 0, last = 0, px = 0, py = 0;
+	size_t points = 0;
 	fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s stroke-linejoin=\"round\" d=\"",
 		series_colour(s->colour), s->thin ? "1" : "1.5", s->thin ? " stroke-dasharray=\"4 3\"" : "");
 	for (size_t i = 0; i <= s->n; i++) {
@@ -361,8 +360,8 @@ static void line_path(const struct line_frame *f, const struct line_series *s, F
 				for (int k = 0; k < 4; k++) {
 					if (k && ys[k] == ys[k - 1])
 						continue;
-					fprintf(out, "%s%.1f %.1f", started ? "L" : "M", x, line_py(f, ys[k]));
-					started = true;
+					px = x, py = line_py(f, ys[k]);
+					fprintf(out, "%s%.1f %.1f", points++ ? "L" : "M", px, py);
 				}
 			}
 			col = c;
@@ -372,6 +371,9 @@ static void line_path(const struct line_frame *f, const struct line_series *s, F
 		lo = fmin(lo, y), hi = fmax(hi, y), last = y;
 	}
 	fputs("\"/>\n", out);
+	if (points == 1) /* a path of one point draws nothing: a single sample is a dot */
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n", px, py,
+			series_colour(s->colour));
 }
 
 void render_svg_lines(const struct table *t, bool standalone, FILE *out)
@@ -484,7 +486,7 @@ void render_svg_lines(const struct table *t, bool standalone, FILE *out)
 	/* marks: dashed vertical lines, the label written downwards along the line */
 	if (c->nvlines) {
 		fputs("<g class=\"marks\" font-size=\"10\" fill=\"#555\">\n", out);
-		for (size_t i = 0; i < c->nvlines && i < LINE_MAX_VLINES; i++) {
+		for (size_t i = 0; i < c->nvlines; i++) {
 			const struct line_vline *v = &c->vlines[i];
 			if (!isfinite(v->x))
 				continue;
@@ -505,7 +507,7 @@ void render_svg_lines(const struct table *t, bool standalone, FILE *out)
 		line_path(&f, &c->series[s], out);
 	if (c->nmarkers) {
 		fputs("<g class=\"peaks\">\n", out);
-		for (size_t i = 0; i < c->nmarkers && i < LINE_MAX_MARKERS; i++) {
+		for (size_t i = 0; i < c->nmarkers; i++) {
 			const struct line_marker *mk = &c->markers[i];
 			if (!isfinite(mk->x) || !isfinite(mk->y))
 				continue;
@@ -516,10 +518,11 @@ void render_svg_lines(const struct table *t, bool standalone, FILE *out)
 		}
 		fputs("</g>\n", out);
 	}
-	if (c->nmarkers > LINE_MAX_MARKERS || c->nvlines > LINE_MAX_VLINES)
+	if (c->markers_dropped || c->vlines_dropped)
 		fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"10\" fill=\"#c00\">drawn: the first "
-			"%d peaks and %d marks (see the tables)</text>\n", f.left + 6, f.top + 12,
-			LINE_MAX_MARKERS, LINE_MAX_VLINES);
+			"%zu of %zu peaks and %zu of %zu marks (see the tables)</text>\n", f.left + 6,
+			f.top + 12, c->nmarkers, c->nmarkers + c->markers_dropped, c->nvlines,
+			c->nvlines + c->vlines_dropped);
 	bool empty = true;
 	for (size_t s = 0; s < c->nseries; s++)
 		empty &= c->series[s].n == 0;

@@ -44,7 +44,7 @@ void table_free(struct table *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		if (t->cells[i].kind == CELL_STR)
+		if (t->cells[i].kind == CELL_STR && !t->cells[i].borrowed)
 			free(t->cells[i].s);
 	for (size_t i = 0; i < t->ncols; i++)
 		free((char *)t->cols[i].name), free((char *)t->cols[i].title);
@@ -80,12 +80,20 @@ struct line_series *line_chart_add_series(struct line_chart *c, const char *name
 void line_chart_add_marker(struct line_chart *c, double x, double y, const char *colour,
 			   const char *label)
 {
+	if (c->nmarkers >= LINE_CHART_MAX_MARKERS) {
+		c->markers_dropped++;
+		return;
+	}
 	c->markers = xrealloc(c->markers, (c->nmarkers + 1) * sizeof *c->markers);
 	c->markers[c->nmarkers++] = (struct line_marker){ x, y, xstrdup(colour), xstrdup(label) };
 }
 
 void line_chart_add_vline(struct line_chart *c, double x, const char *label)
 {
+	if (c->nvlines >= LINE_CHART_MAX_VLINES) {
+		c->vlines_dropped++;
+		return;
+	}
 	c->vlines = xrealloc(c->vlines, (c->nvlines + 1) * sizeof *c->vlines);
 	c->vlines[c->nvlines++] = (struct line_vline){ x, xstrdup(label) };
 }
@@ -129,9 +137,10 @@ const struct cell *table_cell_c(const struct table *t, size_t row, size_t col)
 static struct cell *reset(struct table *t, size_t row, size_t col)
 {
 	struct cell *c = table_cell(t, row, col);
-	if (c->kind == CELL_STR)
+	if (c->kind == CELL_STR && !c->borrowed)
 		free(c->s);
 	c->kind = CELL_NONE;
+	c->borrowed = false;
 	return c;
 }
 
@@ -140,6 +149,14 @@ void table_set_str(struct table *t, size_t row, size_t col, const char *s)
 	struct cell *c = reset(t, row, col);
 	c->kind = CELL_STR;
 	c->s = xstrdup(s);
+}
+
+void table_set_str_ref(struct table *t, size_t row, size_t col, const char *s)
+{
+	struct cell *c = reset(t, row, col);
+	c->kind = CELL_STR;
+	c->borrowed = true;
+	c->s = (char *)(s ? s : "");
 }
 
 void table_set_u64(struct table *t, size_t row, size_t col, uint64_t v)

@@ -16,8 +16,9 @@ enum cell_kind { CELL_NONE, CELL_STR, CELL_U64, CELL_I64, CELL_F64 };
 
 struct cell {
 	enum cell_kind kind; /* CELL_NONE = empty / not applicable */
+	bool borrowed;       /* CELL_STR: s belongs to someone else (table_set_str_ref) */
 	union {
-		char *s; /* owned by the table */
+		char *s; /* owned by the table unless borrowed */
 		uint64_t u;
 		int64_t i;
 		double f;
@@ -89,9 +90,15 @@ struct line_vline { /* a labelled vertical line, e.g. a phase mark */
 	char *label;
 };
 
+/* A chart keeps at most this many markers and vertical lines (the first ones added); the
+ * rest are only counted, so a million peak records cost no million labels. */
+#define LINE_CHART_MAX_MARKERS 2000
+#define LINE_CHART_MAX_VLINES 500
+
 struct line_chart {
 	char *title, *x_unit, *y_unit;
 	size_t nseries, nmarkers, nvlines;
+	size_t markers_dropped, vlines_dropped; /* added beyond the maxima above */
 	struct line_series *series;
 	struct line_marker *markers;
 	struct line_vline *vlines;
@@ -102,6 +109,7 @@ struct line_chart *line_chart_new(const char *title, const char *x_unit, const c
  * next line_chart_add_series. */
 struct line_series *line_chart_add_series(struct line_chart *c, const char *name,
 					  const char *colour, bool thin, size_t n);
+/* Beyond LINE_CHART_MAX_MARKERS / _VLINES these only count (label may then be NULL). */
 void line_chart_add_marker(struct line_chart *c, double x, double y, const char *colour,
 			   const char *label);
 void line_chart_add_vline(struct line_chart *c, double x, const char *label);
@@ -148,6 +156,10 @@ size_t table_add_row(struct table *t);
 struct cell *table_cell(struct table *t, size_t row, size_t col);
 const struct cell *table_cell_c(const struct table *t, size_t row, size_t col);
 void table_set_str(struct table *t, size_t row, size_t col, const char *s);
+/* The cell shows s without copying it: s must outlive the table (the trace analyses' names
+ * and frame labels live in the model, which outlives the report). A file whose records
+ * name one long frame a million times then costs one copy of it, not a million. */
+void table_set_str_ref(struct table *t, size_t row, size_t col, const char *s);
 void table_set_u64(struct table *t, size_t row, size_t col, uint64_t v);
 void table_set_i64(struct table *t, size_t row, size_t col, int64_t v);
 void table_set_f64(struct table *t, size_t row, size_t col, double v);

@@ -12,21 +12,48 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "xalloc.h"
 
 /* ---- id maps ------------------------------------------------------------------------------- */
 
-static size_t id_hash(uint64_t id, size_t cap)
+/* 64-bit finaliser of MurmurHash3: every input bit changes about half the output bits. */
+static uint64_t mix64(uint64_t x)
 {
-	return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (cap - 1);
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	return x ^ (x >> 33);
+}
+
+/* Two rounds keyed with the map's random seed: without the seed, a file cannot pick ids
+ * that share a slot (with an unkeyed hash, 100000 chosen frame ids took 13 s to load, and
+ * the time grows with the square of their number). The seed changes only where ids land,
+ * never what any output says. */
+static size_t id_hash(const struct trace_idmap *m, uint64_t id, size_t cap)
+{
+	return (size_t)mix64(mix64(id ^ m->seed[0]) ^ m->seed[1]) & (cap - 1);
+}
+
+static void idmap_seed(struct trace_idmap *m)
+{
+	if (getrandom(m->seed, sizeof m->seed, GRND_NONBLOCK) == (ssize_t)sizeof m->seed)
+		return;
+	/* No entropy yet (early boot): addresses and the clock still vary between runs. */
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	m->seed[0] = mix64((uint64_t)(uintptr_t)m ^ (uint64_t)ts.tv_nsec);
+	m->seed[1] = mix64((uint64_t)(uintptr_t)&ts ^ (uint64_t)ts.tv_sec ^ m->seed[0]);
 }
 
 static size_t idmap_get(const struct trace_idmap *m, uint64_t id)
 {
 	if (!m->cap)
 		return TRACE_NONE;
-	for (size_t h = id_hash(id, m->cap);; h = (h + 1) & (m->cap - 1)) {
+	for (size_t h = id_hash(m, id, m->cap);; h = (h + 1) & (m->cap - 1)) {
 		if (!m->vals[h])
 			return TRACE_NONE;
 		if (m->keys[h] == id)
@@ -36,6 +63,8 @@ static size_t idmap_get(const struct trace_idmap *m, uint64_t id)
 
 static void idmap_put(struct trace_idmap *m, uint64_t id, size_t index)
 {
+	if (!m->cap)
+		idmap_seed(m);
 	if ((m->n + 1) * 4 > m->cap * 3) {
 		size_t ncap = m->cap ? m->cap * 2 : 256;
 		uint64_t *nk = xcalloc(ncap, sizeof *nk);
@@ -43,7 +72,7 @@ static void idmap_put(struct trace_idmap *m, uint64_t id, size_t index)
 		for (size_t i = 0; i < m->cap; i++) {
 			if (!m->vals[i])
 				continue;
-			size_t h = id_hash(m->keys[i], ncap);
+			size_t h = id_hash(m, m->keys[i], ncap);
 			while (nv[h])
 				h = (h + 1) & (ncap - 1);
 			nk[h] = m->keys[i], nv[h] = m->vals[i];
@@ -51,11 +80,20 @@ static void idmap_put(struct trace_idmap *m, uint64_t id, size_t index)
 		free(m->keys), free(m->vals);
 		m->keys = nk, m->vals = nv, m->cap = ncap;
 	}
-	size_t h = id_hash(id, m->cap);
+	size_t h = id_hash(m, id, m->cap);
 	while (m->vals[h])
 		h = (h + 1) & (m->cap - 1);
 	m->keys[h] = id, m->vals[h] = index + 1;
 	m->n++;
+}
+
+double trace_idmap_mean_probe(const struct trace_idmap *m)
+{
+	uint64_t slots = 0;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->vals[i])
+			slots += ((i - id_hash(m, m->keys[i], m->cap)) & (m->cap - 1)) + 1;
+	return m->n ? (double)slots / (double)m->n : 0;
 }
 
 static void idmap_free(struct trace_idmap *m)
@@ -268,6 +306,7 @@ static int add_frame(struct trace_model *tm, const struct rec *r)
 	f.fn = xstrdup(str(r, "fn"));
 	f.file = xstrdup(str(r, "file"));
 	f.obj = xstrdup(str(r, "obj"));
+	f.label = trace_frame_label(&f);
 	GROW(tm->frames, tm->nframes, tm->capframes);
 	tm->frames[tm->nframes] = f;
 	idmap_put(&tm->frame_ids, f.id, tm->nframes++);
@@ -307,7 +346,11 @@ static int add_ws(struct trace_model *tm, const struct rec *r)
 	if (is_sample && ws->n && s.t < ws->s[ws->n - 1].t)
 		return fail(r, "t=%" PRIu64 " goes back in time (the previous sample of tid %" PRIu64
 			    " is at t=%" PRIu64 ")", s.t, tid, ws->s[ws->n - 1].t);
-	if (tau != ws->tau)
+	/* The samples' windows: the first sample's tau (a summary's only while there is no
+	 * sample); a summary that leaves tau out mixes nothing. */
+	if (is_sample && ws->n == 0)
+		ws->tau = tau;
+	else if (is_sample && tau != ws->tau)
 		ws->tau_varies = true;
 	if (is_sample) {
 		GROW(ws->s, ws->n, ws->cap);
@@ -560,7 +603,8 @@ int trace_finish(struct trace_model *tm, const char *file, char **err)
 void trace_free(struct trace_model *tm)
 {
 	for (size_t i = 0; i < tm->nframes; i++)
-		free(tm->frames[i].fn), free(tm->frames[i].file), free(tm->frames[i].obj);
+		free(tm->frames[i].fn), free(tm->frames[i].file), free(tm->frames[i].obj),
+			free(tm->frames[i].label);
 	for (size_t i = 0; i < tm->nws; i++)
 		free(tm->ws[i].s);
 	for (size_t i = 0; i < tm->nobjs; i++)
@@ -613,27 +657,44 @@ const struct trace_frame *trace_stack_frame(const struct trace_model *tm, struct
 	return &tm->frames[tm->stack_pool[st.first + i]];
 }
 
+/* Bytes of s that fit in max without cutting a UTF-8 sequence (continuation bytes are
+ * 10xxxxxx). */
+static size_t utf8_cut(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n <= max)
+		return n;
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	return max;
+}
+
 char *trace_stack_label(const struct trace_model *tm, struct trace_stack st)
 {
-	enum { MAX_SHOWN = 64 };
-	char *out = xstrdup("");
-	size_t len = 0;
-	for (size_t i = 0; i < st.n && i < MAX_SHOWN; i++) {
-		char *label = trace_frame_label(trace_stack_frame(tm, st, i));
-		size_t l = strlen(label);
-		out = xrealloc(out, len + l + 5);
-		if (i)
+	char *out = xrealloc(NULL, TRACE_STACK_BYTES + 80); /* + "..." + " <- ... N more" */
+	size_t len = 0, shown = 0;
+	out[0] = '\0';
+	for (; shown < st.n && shown < TRACE_STACK_FRAMES; shown++) {
+		const char *label = trace_stack_frame(tm, st, shown)->label;
+		size_t l = strlen(label), sep = shown ? 4 : 0;
+		if (len + sep + l > TRACE_STACK_BYTES) {
+			if (shown == 0) { /* one huge frame: its beginning */
+				l = utf8_cut(label, TRACE_STACK_BYTES);
+				memcpy(out, label, l);
+				memcpy(out + l, "...", 4);
+				len = l + 3;
+				shown = 1;
+			}
+			break;
+		}
+		if (sep)
 			memcpy(out + len, " <- ", 4), len += 4;
 		memcpy(out + len, label, l + 1);
 		len += l;
-		free(label);
 	}
-	if (st.n > MAX_SHOWN) {
-		char *more = xasprintf("%s <- ... %zu more", out, st.n - MAX_SHOWN);
-		free(out);
-		out = more;
-	}
-	return out;
+	if (shown < st.n)
+		len += (size_t)snprintf(out + len, 64, " <- ... %zu more", st.n - shown);
+	return xrealloc(out, len + 1);
 }
 
 const struct ws_series *trace_ws_series(const struct trace_model *tm, uint64_t tid)

@@ -4,7 +4,8 @@
  * model_load feeds every trace record to trace_add as it streams past and calls
  * trace_finish at the end of the file. Frames are looked up by id (defined before first
  * use), stacks are indexes into the frame array, the alloc tree is resolved (parents found,
- * cycles refused) by trace_finish. Memory: 24 bytes per ws sample, the rest is small.
+ * cycles refused) by trace_finish. Memory: 24 bytes per ws sample, 8 per stack entry, and
+ * about twice the frames' strings (each frame's display label is made once).
  */
 #ifndef PAGESLEUTH_TRACE_MODEL_H
 #define PAGESLEUTH_TRACE_MODEL_H
@@ -17,16 +18,19 @@
 
 #define TRACE_NONE SIZE_MAX /* no frame / no parent */
 
-/* u64 id -> index, open addressing (ids are the writer's, any decimal). */
+/* u64 id -> index, open addressing (ids are the writer's, any decimal). The hash is keyed
+ * with random bits per map, so a file cannot choose ids that all land in one probe chain. */
 struct trace_idmap {
 	uint64_t *keys;
 	size_t *vals; /* index + 1; 0 = empty slot */
 	size_t cap, n;
+	uint64_t seed[2];
 };
 
 struct trace_frame {
 	uint64_t id, ip, line; /* ip, line: PS_UNKNOWN if "-" */
 	char *fn, *file, *obj; /* "" if unknown */
+	char *label;           /* trace_frame_label, made once: tables borrow it */
 	uint64_t rec_line;
 };
 
@@ -37,7 +41,8 @@ struct ws_sample {
 /* The working-set samples of one thread (tid 0 = the whole process); n may be 0 when the
  * writer wrote only a final=1 summary for it. */
 struct ws_series {
-	uint64_t tid, tau;           /* tau of the first sample (PS_UNKNOWN if absent) */
+	uint64_t tid, tau;           /* tau of the first sample (PS_UNKNOWN if absent; a
+				      * summary's while there is no sample) */
 	bool tau_varies;             /* a later sample had another tau */
 	struct ws_sample *s;
 	size_t n, cap;
@@ -134,11 +139,20 @@ void trace_free(struct trace_model *tm);
 char *trace_frame_label(const struct trace_frame *f);
 /* The function of a frame for display: fn, else "0xIP", else "?" (in buf if needed). */
 const char *trace_frame_fn(const struct trace_frame *f, char buf[24]);
-/* The frames of a stack as "label <- label <- ...", innermost first (at most 64 frames, then
- * "<- ... N more"); "" for an empty stack. malloc'd. */
+/* The frames of a stack as "label <- label <- ...", innermost first: at most
+ * TRACE_STACK_FRAMES frames and about TRACE_STACK_BYTES bytes (a frame that does not fit
+ * ends the list, and a first frame longer than that is cut at a character boundary with
+ * "..."), then " <- ... N more"; "" for an empty stack. malloc'd. The byte bound keeps a
+ * table's memory proportional to the file: a 40-byte peak record may name 64 frames of
+ * 64 KB each. */
+#define TRACE_STACK_FRAMES 64
+#define TRACE_STACK_BYTES 4096
 char *trace_stack_label(const struct trace_model *tm, struct trace_stack st);
 const struct trace_frame *trace_stack_frame(const struct trace_model *tm, struct trace_stack st,
 					    size_t i);
+/* The mean number of slots a lookup of a present id inspects (1 = no collision), for the
+ * tests: a file must not be able to choose ids that make this grow with their number. */
+double trace_idmap_mean_probe(const struct trace_idmap *m);
 /* The series of tid, or NULL. */
 const struct ws_series *trace_ws_series(const struct trace_model *tm, uint64_t tid);
 

@@ -73,12 +73,14 @@ done
 # ---- CSV of each table, worked out by hand from the example --------------------------------
 # ws: tid 0 samples code 3,5,4 (avg 12/3 = 4, peak 5 at 2000), data 4,10,7 (avg 21/3 = 7,
 # peak 10 at 2000), totals 6/20 from its final=1 record; tid 1: code 3,5,4, data 4,6,7
-# (avg 17/3, peak 7 at 3000), the one peak record; tid 2: one sample 1/4; tid 3: a final=1
-# summary and no sample: only its totals.
+# (avg 17/3, peak 7 at 3000); the one peak record (pages=10: the process's data at t=2000,
+# the detector watches the whole process) counts on tid 0's row and on tid 1's, the thread
+# that was running; tid 2: one sample 1/4; tid 3: a final=1 summary and no sample: only its
+# totals.
 run ws-csv report -f csv -a ws "$EX"
 same ws-csv "$tmp/ws-csv.out" "# table: ws
 tid,scope,samples,first_t,last_t,tau,avg_code,avg_data,peak_code,peak_code_t,peak_data,peak_data_t,total_code,total_data,peaks
-0,process,3,1000,3000,2000,4,7,5,2000,10,2000,6,20,0
+0,process,3,1000,3000,2000,4,7,5,2000,10,2000,6,20,1
 1,thread,3,1000,3000,2000,4,5.666666666666667,5,2000,7,3000,,,1
 2,thread,1,2000,2000,2000,1,4,1,2000,4,2000,,,0
 3,thread,0,,,2000,,,,,,,2,1,0
@@ -155,7 +157,8 @@ for f in ws wss; do
 	[ -s "$tmp/svg/$f.svg" ] || { fail "svg: no $f.svg"; continue; }
 	xml_ok "svg $f" "$tmp/svg/$f.svg"
 done
-grep -q '<circle ' "$tmp/svg/ws.svg" || fail "ws.svg: the peak is not marked"
+grep -q '<g class="peaks">' "$tmp/svg/ws.svg" && grep -q '<circle [^>]*><title>peak data 10 pages at t=2000, tid 1: touch ramp.c:12</title>' "$tmp/svg/ws.svg" ||
+	fail "ws.svg: the peak is not marked"
 [ "$(grep -c 'class="marks"' "$tmp/svg/ws.svg")" = 1 ] || fail "ws.svg: no marks"
 grep -q 'phase 2</text>' "$tmp/svg/ws.svg" || fail "ws.svg: mark label missing"
 [ "$(grep -c '<svg ' "$tmp/ex.html")" = 2 ] || fail "example html: $(grep -c '<svg ' "$tmp/ex.html") charts, expected 2 (ws, wss)"
@@ -305,6 +308,53 @@ grep -qE ' 9000  123457000 ' "$tmp/long.txt" || fail "long: peak 9000 at t=12345
 # y 64..344, so 9000 pages is at 344 - 0.9 * 280 = 92
 grep -q 'stroke="#f28e2b" stroke-width="1.5" stroke-linejoin="round" d="[^"]* 92.0L' "$tmp/long.html" ||
 	fail "long: the data line does not reach the spike"
+
+# ---- hostile sizes: time and memory must stay proportional to the file -------------------------
+# bounded NAME SECONDS MEMORY_MB ARGS...: the -O2 binary (ulimit -v works without ASan) must
+# finish ARGS in SECONDS within MEMORY_MB of address space, exit 0.
+bounded() {
+	local name=$1 secs=$2 mb=$3
+	shift 3
+	local start rc ms
+	start=$(date +%s%N)
+	(ulimit -v $((mb * 1024)); exec timeout "$secs" "$FAST" "$@") >/dev/null 2>"$tmp/$name.err"
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	checks=$((checks + 1))
+	echo "$name: $ms ms"
+	[ $rc = 0 ] || fail "$name: exit $rc (124: over $secs s; memory: over $mb MB): $(head -c 300 "$tmp/$name.err")"
+}
+# 64 frames of 60000 bytes (fn and file) named by 300 peak, obj and hot records each, and 300 alloc nodes:
+# a 4 MB file whose tables once held every frame once per row (1.1 GB for the peaks alone).
+f=$tmp/amplify.rec
+{ echo 'pagesleuth-records 1.0'; echo "$HDR"
+  awk 'BEGIN { fn = "ffffffffff"; while (length(fn) < 30000) fn = fn fn; fn = substr(fn, 1, 30000)
+	for (i = 1; i <= 64; i++) printf "frame id=%d fn=%s%d file=%s.c\n", i, fn, i, fn
+	st = "1"; for (i = 2; i <= 64; i++) st = st "," i
+	for (i = 1; i <= 300; i++) {
+		printf "peak t=%d tid=0 kind=data pages=1 stack=%s\n", i, st
+		printf "obj id=%d kind=heap loads=1 stores=1 stack=%s\n", i, st
+		printf "hot page=%x kind=data accesses=1 frame=%d\n", i * 4096, i % 64 + 1
+		printf "alloc id=%d parent=- peak=1 frame=%d\n", i, i % 64 + 1 } }'; } >"$f"
+bounded amplify 60 250 report -f csv -a peaks,obj,hot,alloc "$f"
+# 200000 threads and 200000 peaks; 200000 wss runs; 150000 frame ids that all shared one
+# slot of the old unkeyed hash: each took time quadratic in the count (30 s, 16 s, 30 s).
+f=$tmp/tids.rec
+{ echo 'pagesleuth-records 1.0'; echo "$HDR"
+  awk 'BEGIN { for (i = 1; i <= 200000; i++) printf "ws t=0 tid=%d code=1 data=1\n", i
+	for (i = 1; i <= 200000; i++) print "peak t=0 tid=1 kind=code pages=1" }'; } >"$f"
+bounded tids-peaks 10 1000 report -f csv -a ws "$f"
+f=$tmp/runs.rec
+{ echo 'pagesleuth-records 1.0'; echo "$HDR"
+  awk 'BEGIN { for (i = 1; i <= 200000; i++)
+	printf "wss pid=%d method=idle mode=cumulative seq=0 est=0.1 ref=1\n", i }'; } >"$f"
+bounded wss-runs 10 1000 report -f csv -a wss "$f"
+f=$tmp/collide.rec
+{ echo 'pagesleuth-records 1.0'; echo "$HDR"
+  python3 -c 'inv = pow(0x9E3779B97F4A7C15, -1, 1 << 64)
+for j in range(1, 150001): print("frame id=%d fn=f" % (((j << 40) * inv) % (1 << 64)))
+print("ws t=1 tid=0 code=1 data=1")'; } >"$f"
+bounded collide 10 1000 report -f csv -a ws "$f"
 
 if [ "$fails" -ne 0 ]; then
 	echo "report_trace: $fails of $checks checks failed"

@@ -12,6 +12,7 @@
 #include "model.h"
 #include "check.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1015,14 +1016,15 @@ static void test_trace(void)
 
 	/* tid 0: code 2,4,3 -> avg 9/3 = 3, peak 4 at 200; data 3,9,9 -> avg 21/3 = 7, peak 9
 	 * first reached at 200; totals from the final record. tid 7: code 2,1 -> 1.5, peak 2 at
-	 * 100; data 1,8 -> 4.5, peak 8 at 200; no final record. One peak record each. */
+	 * 100; data 1,8 -> 4.5, peak 8 at 200; no final record. Peaks: the detector watches the
+	 * process, so its row counts both records; tid 7's counts the one it was running at. */
 	const struct table *ws = TAB(&r, "ws");
 	EXPECT_NROWS(ws, 2);
 	EXPECT_U(ws, 0, "tid", 0); /* the process first */
 	EXPECT_S(ws, 0, "scope", "process");
 	EXPECT_ROW(ws, 0, { "samples", 3 }, { "first_t", 100 }, { "last_t", 300 }, { "tau", 200 },
 		   { "peak_code", 4 }, { "peak_code_t", 200 }, { "peak_data", 9 }, { "peak_data_t", 200 },
-		   { "total_code", 5 }, { "total_data", 12 }, { "peaks", 1 });
+		   { "total_code", 5 }, { "total_data", 12 }, { "peaks", 2 });
 	EXPECT_F(ws, 0, "avg_code", 3.0);
 	EXPECT_F(ws, 0, "avg_data", 7.0);
 	EXPECT_U(ws, 1, "tid", 7);
@@ -1196,6 +1198,25 @@ static void test_trace_summary_disagrees(void)
 		CHECK_U64(ws->lines->series[0].n, 2);
 	report_free(&r);
 	model_free(&m);
+
+	/* tau is the samples' window: a summary that leaves it out does not make the series
+	 * "mix windows" (before, the note said so); a second sample with another tau does. */
+	if (!CHECK(trace_load(&m, "ws t=10 tid=0 code=1 data=2 tau=500\n"
+			      "ws t=20 tid=0 code=- data=- final=1 samples=1\n"
+			      "ws t=10 tid=4 code=1 data=2 tau=500\n"
+			      "ws t=20 tid=4 code=1 data=2 tau=600\n", &err), "load: %s", err ? err : "?")) {
+		free(err);
+		return;
+	}
+	struct report r3 = { 0 };
+	an_trace_ws(&m, &r3);
+	ws = TAB(&r3, "ws");
+	EXPECT_U(ws, 0, "tau", 500);
+	CHECK(ws && m.trace.nws == 2 && !m.trace.ws[0].tau_varies && m.trace.ws[1].tau_varies,
+	      "tau_varies: tid 0 %d, tid 4 %d", m.trace.nws ? m.trace.ws[0].tau_varies : -1,
+	      m.trace.nws > 1 ? m.trace.ws[1].tau_varies : -1);
+	report_free(&r3);
+	model_free(&m);
 }
 
 /* Malformed trace records: one "FILE:LINE: reason" each (line 3 is the first record). */
@@ -1302,6 +1323,147 @@ static void test_trace_deep(void)
 	free(text);
 }
 
+/* Appends printf-formatted text to a memstream-built record text. */
+#define EMIT(f, ...) fprintf((f), __VA_ARGS__)
+
+/* Hostile sizes: ids chosen to collide, labels that would multiply memory, sums beyond 2^64,
+ * thousands of runs and peaks. Each case failed (or took minutes) before the fix named. */
+static void test_trace_hostile(void)
+{
+	struct model m;
+	char *err, *text;
+	size_t len;
+	FILE *f;
+
+	/* 1. 100000 frame ids that all shared one slot of the old unkeyed multiplicative hash
+	 * (id * 0x9E3779B97F4A7C15 with bits 17..46 clear): loading them was quadratic (13 s;
+	 * a million: 20 min). With the keyed hash a lookup inspects a slot or two. */
+	enum { NCOLLIDE = 100000 };
+	const uint64_t golden_inverse = UINT64_C(0xf1de83e19937733d); /* 0x9E37...^-1 mod 2^64 */
+	CHECK(UINT64_C(0x9E3779B97F4A7C15) * golden_inverse == 1, "modular inverse");
+	f = open_memstream(&text, &len);
+	for (uint64_t j = 1; j <= NCOLLIDE; j++)
+		EMIT(f, "frame id=%" PRIu64 " fn=f\n", (j << 47) * golden_inverse);
+	EMIT(f, "ws t=1 tid=0 code=1 data=1\n");
+	fclose(f);
+	if (CHECK(trace_load(&m, text, &err), "colliding ids: %s", err ? err : "?")) {
+		CHECK_U64(m.trace.nframes, NCOLLIDE);
+		double probe = trace_idmap_mean_probe(&m.trace.frame_ids);
+		CHECK(probe >= 1 && probe < 4, "colliding ids: a lookup inspects %.1f slots on average",
+		      probe);
+		model_free(&m);
+	}
+	free(err), free(text);
+
+	/* 2. Stack labels are bounded: 64 frames of 1000 bytes show 4 frames (4 * 1000 + 3 * 4
+	 * = 4012 bytes; a fifth would pass TRACE_STACK_BYTES = 4096) and "<- ... 60 more". A
+	 * first frame of "a" + 5000 two-byte characters is cut at a character boundary: byte
+	 * 4096 is the second byte of a character, so 4095 bytes, then "...". Before, every row
+	 * held all 64 frames: 300 such peak records in a 4 MB file took 1.1 GB. */
+	f = open_memstream(&text, &len);
+	for (int i = 1; i <= 64; i++) {
+		EMIT(f, "frame id=%d fn=", i);
+		for (int k = 0; k < 1000; k++)
+			putc('a' + i % 26, f);
+		putc('\n', f);
+	}
+	EMIT(f, "frame id=65 fn=a");
+	for (int k = 0; k < 5000; k++)
+		EMIT(f, "%%C3%%A9"); /* e acute */
+	EMIT(f, "\npeak t=1 tid=0 kind=data pages=1 stack=");
+	for (int i = 1; i <= 64; i++)
+		EMIT(f, "%s%d", i > 1 ? "," : "", i);
+	EMIT(f, "\npeak t=2 tid=0 kind=data pages=1 stack=65,1\n");
+	fclose(f);
+	if (CHECK(trace_load(&m, text, &err), "long frames: %s", err ? err : "?")) {
+		struct report r = { 0 };
+		an_trace_peaks(&m, &r);
+		const struct table *pk = TAB(&r, "peaks");
+		const struct cell *c = pk && pk->nrows == 2 ? cell_at(pk, 0, "stack", __LINE__) : NULL;
+		if (CHECK(c && c->kind == CELL_STR, "peaks: no stack cell")) {
+			CHECK_U64(strlen(c->s), 4012 + strlen(" <- ... 60 more"));
+			CHECK(strstr(c->s, " <- ... 60 more") == c->s + 4012, "stack tail: %.60s", c->s + 4000);
+		}
+		c = pk && pk->nrows == 2 ? cell_at(pk, 1, "stack", __LINE__) : NULL;
+		if (CHECK(c && c->kind == CELL_STR, "peaks: no second stack cell")) {
+			CHECK_U64(strlen(c->s), 4095 + 3 + strlen(" <- ... 1 more"));
+			CHECK(strncmp(c->s + 4095, "... <- ... 1 more", 17) == 0 &&
+			      (unsigned char)c->s[4093] == 0xc3 && (unsigned char)c->s[4094] == 0xa9,
+			      "cut at a character: %.40s", c->s + 4090);
+		}
+		report_free(&r);
+		model_free(&m);
+	}
+	free(err), free(text);
+
+	/* 3. Sums beyond 2^64: two roots of 2^63 bytes each at the peak, an object whose loads
+	 * and stores add up past 2^64. Before: "global heap peak: 0 bytes" (wrapped) and
+	 * accesses 18446744073709551615 (saturated), both looking like real numbers. */
+	if (CHECK(trace_load(&m, "alloc id=1 parent=- peak=9223372036854775808\n"
+			      "alloc id=2 parent=- peak=9223372036854775808\n"
+			      "obj id=1 kind=heap loads=9223372036854775808 stores=9223372036854775808\n"
+			      "obj id=2 kind=heap loads=3 stores=4\n", &err),
+		  "big sums: %s", err ? err : "?")) {
+		struct report r = { 0 };
+		an_trace_alloc(&m, &r);
+		CHECK(an_trace_obj(&m, NULL, &r) == 0, "obj");
+		const struct table *al = TAB(&r, "alloc");
+		if (al) {
+			CHECK_CONTAINS(al->note, "global heap peak: unknown, the roots' AT PEAK add up to "
+					       "more than 2^64 bytes");
+			CHECK(!strstr(al->note, "global heap peak: 0"), "wrapped: %s", al->note);
+		}
+		const struct table *ob = TAB(&r, "obj");
+		EXPECT_NROWS(ob, 2);
+		EXPECT_ROW(ob, 0, { "id", 2 }, { "accesses", 7 }); /* the unknown sorts last */
+		EXPECT_NONE(ob, 1, "accesses");
+		if (ob)
+			CHECK_CONTAINS(ob->note, "1 object: loads + stores beyond the 64-bit range");
+		report_free(&r);
+		model_free(&m);
+	}
+	free(err);
+
+	/* 4. 10 cumulative wss runs (pids 10..1, one point each) and 2500 peaks, 600 marks:
+	 * the wss chart draws the first 8 runs in pid order (before: all, and finding the runs
+	 * took time quadratic in their number: 30000 pids 0.4 s, 300000 about a minute); the ws
+	 * chart keeps 2000 peak dots and 500 mark lines and counts the rest (before: a label
+	 * for each of a million peaks). */
+	f = open_memstream(&text, &len);
+	for (int pid = 10; pid >= 1; pid--)
+		EMIT(f, "wss pid=%d method=referenced mode=cumulative seq=0 est=0.010 ref=1048576\n", pid);
+	EMIT(f, "ws t=1 tid=0 code=1 data=1\n");
+	for (int i = 0; i < 2500; i++)
+		EMIT(f, "peak t=%d tid=0 kind=data pages=1\n", i);
+	for (int i = 0; i < 600; i++)
+		EMIT(f, "mark t=%d text=m\n", i);
+	fclose(f);
+	if (CHECK(trace_load(&m, text, &err), "runs: %s", err ? err : "?")) {
+		struct report r = { 0 };
+		an_wss(&m, &r);
+		an_trace_ws(&m, &r);
+		const struct table *w = TAB(&r, "wss");
+		EXPECT_NROWS(w, 10);
+		if (w && CHECK(w->lines != NULL, "no wss chart")) {
+			CHECK_U64(w->lines->nseries, 8); /* ref only: the records carry no rss */
+			if (w->lines->nseries == 8)
+				CHECK_STR(w->lines->series[0].name, "pid 1 ref (referenced, cumulative)");
+			CHECK_CONTAINS(w->lines->title, "the first 8 of 10 runs");
+		}
+		const struct table *ws = TAB(&r, "ws");
+		if (ws && CHECK(ws->lines != NULL, "no ws chart")) {
+			CHECK_U64(ws->lines->nmarkers, 2000);
+			CHECK_U64(ws->lines->markers_dropped, 500);
+			CHECK_U64(ws->lines->nvlines, 500);
+			CHECK_U64(ws->lines->vlines_dropped, 100);
+		}
+		EXPECT_U(ws, 0, "peaks", 2500);
+		report_free(&r);
+		model_free(&m);
+	}
+	free(err), free(text);
+}
+
 int main(void)
 {
 	test_threads();
@@ -1321,5 +1483,6 @@ int main(void)
 	test_trace_summary_disagrees();
 	test_trace_errors();
 	test_trace_deep();
+	test_trace_hostile();
 	return check_summary("test_analyses");
 }

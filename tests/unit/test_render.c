@@ -891,6 +891,38 @@ static void test_lines(void)
 	expect_absent("lines svg, empty", buf, "inf");
 	free(buf);
 	table_free(t);
+
+	/* One sample (a thread sampled once, a wss run of one interval): a path of a single
+	 * "M" draws nothing, so the point is a dot. The x range is 0..1000 (time starts at 0),
+	 * so x = 1000 is the last pixel column (78 + 857 + 0.5); y = 3 of a 0..3 axis is the
+	 * plot's top (64). Before, the chart showed axes and no data at all. */
+	t = table_new("ws", "One sample", STYLE_GRID, 0, NULL);
+	t->lines = line_chart_new("one", "instructions", "pages");
+	struct line_series *one = line_chart_add_series(t->lines, "data", "data", false, 1);
+	one->x[0] = 1000, one->y[0] = 3;
+	f = open_memstream(&buf, &len);
+	render_lines_svg(t, f);
+	fclose(f);
+	expect_well_formed("lines svg, one point", buf);
+	expect_contains("lines svg, one point", buf, "d=\"M935.5 64.0\"/>");
+	expect_contains("lines svg, one point", buf, "<circle cx=\"935.5\" cy=\"64.0\" r=\"2\" fill=\"#f28e2b\"/>");
+	free(buf);
+
+	/* More peaks and marks than a chart keeps: the first ones are drawn, the rest counted
+	 * and said. */
+	for (int i = 0; i < LINE_CHART_MAX_MARKERS + 7; i++)
+		line_chart_add_marker(t->lines, i, 1, "data", i < LINE_CHART_MAX_MARKERS ? "p" : NULL);
+	for (int i = 0; i < LINE_CHART_MAX_VLINES + 3; i++)
+		line_chart_add_vline(t->lines, i, "m");
+	f = open_memstream(&buf, &len);
+	render_lines_svg(t, f);
+	fclose(f);
+	expect_well_formed("lines svg, many peaks", buf);
+	if (count(buf, "<title>p</title>") != LINE_CHART_MAX_MARKERS)
+		fail("lines svg, many peaks: %zu peak dots", count(buf, "<title>p</title>"));
+	expect_contains("lines svg, many peaks", buf, "drawn: the first 2000 of 2007 peaks and 500 of 503 marks");
+	free(buf);
+	table_free(t);
 }
 
 static void test_tree(void)
