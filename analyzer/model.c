@@ -512,6 +512,11 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 		xappendf(&m->partial_why, "%.*s", (int)strlen(b.cur.partial_why) - 1,
 			 b.cur.partial_why);
 	}
+	/* Trace records have no end record; the series' final summary plays its part. */
+	if (rc >= 0 && !trace_ws_closed(&m->trace))
+		xappendf(&m->partial_why, "%s: the working-set series has no final summary (ws "
+			 "tid=0 final=1): the trace was cut short or its writer died",
+			 ps_reader_name(r));
 	const char *w = ps_reader_warnings(r);
 	if (*w)
 		xappendf(&m->warnings, "%.*s", (int)strlen(w) - 1, w);

@@ -600,6 +600,16 @@ int trace_finish(struct trace_model *tm, const char *file, char **err)
 	return 0;
 }
 
+bool trace_ws_closed(const struct trace_model *tm)
+{
+	if (tm->nws == 0)
+		return true;
+	for (size_t i = 0; i < tm->nws; i++)
+		if (tm->ws[i].tid == 0 && tm->ws[i].have_final)
+			return true;
+	return false;
+}
+
 void trace_free(struct trace_model *tm)
 {
 	for (size_t i = 0; i < tm->nframes; i++)

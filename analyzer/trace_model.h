@@ -132,6 +132,10 @@ int trace_add(struct trace_model *tm, const struct ps_kv *kv, const char *file, 
 /* After the last record: resolves alloc parents (unknown parent, cycles) and checks the
  * writers' summaries. Returns 0 or -1 with *err set. */
 int trace_finish(struct trace_model *tm, const char *file, char **err);
+/* Whether the whole-process working-set series (tid 0) ended with its writer's final=1
+ * summary. The Valgrind tool and the Lackey converter write it last, so a series without it
+ * was cut short (a dead writer, a broken pipe). True when there is no series. */
+bool trace_ws_closed(const struct trace_model *tm);
 void trace_free(struct trace_model *tm);
 
 /* "fn file:line" for display: fn (or 0xIP, or "?"), then " file:line", " file" or

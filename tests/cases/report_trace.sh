@@ -272,7 +272,8 @@ f=$tmp/hostile.rec
   echo 'hot page=1000 kind=code accesses=3 frame=1'
   echo 'obj id=1 kind=heap name=%3Cb%3E,%22x loads=1 stores=1 stack=1'
   echo 'alloc id=1 parent=- group=%3Cg%3E%0A cur=1 peak=1 frame=-'
-  echo 'alloc id=2 parent=1 group=%3Cg%3E cur=1 peak=1 frame=1'; } >"$f"
+  echo 'alloc id=2 parent=1 group=%3Cg%3E cur=1 peak=1 frame=1'
+  echo 'ws t=1 tid=0 code=- data=- final=1'; } >"$f"
 run hostile report --html "$tmp/hostile.html" --svg "$tmp/hsvg" "$f"
 [ "$(rc_of hostile)" = 0 ] || fail "hostile: exit $(rc_of hostile): $(head -c 300 "$tmp/hostile.err")"
 xml_ok hostile-html "$tmp/hostile.html"
@@ -291,7 +292,8 @@ f=$tmp/long.rec
   awk 'BEGIN { for (i = 1; i <= 300000; i++) {
 	d = (i == 123457) ? 9000 : 100 + i % 50
 	printf "ws t=%d tid=0 code=%d data=%d tau=4000\n", i * 1000, 20 + i % 7, d
-	if (i == 123457) printf "peak t=%d tid=0 kind=data pages=%d stack=1\n", i * 1000, d } }'; } >"$f"
+	if (i == 123457) printf "peak t=%d tid=0 kind=data pages=%d stack=1\n", i * 1000, d }
+	print "ws t=300000000 tid=0 code=- data=- final=1" }'; } >"$f"
 start=$(date +%s%N)
 "$FAST" report --html "$tmp/long.html" -o "$tmp/long.txt" "$f" 2>"$tmp/long.err"
 rc=$?
@@ -342,7 +344,8 @@ bounded amplify 60 250 report -f csv -a peaks,obj,hot,alloc "$f"
 f=$tmp/tids.rec
 { echo 'pagesleuth-records 1.0'; echo "$HDR"
   awk 'BEGIN { for (i = 1; i <= 200000; i++) printf "ws t=0 tid=%d code=1 data=1\n", i
-	for (i = 1; i <= 200000; i++) print "peak t=0 tid=1 kind=code pages=1" }'; } >"$f"
+	for (i = 1; i <= 200000; i++) print "peak t=0 tid=1 kind=code pages=1"
+	print "ws t=0 tid=0 code=- data=- final=1" }'; } >"$f"
 bounded tids-peaks 10 1000 report -f csv -a ws "$f"
 f=$tmp/runs.rec
 { echo 'pagesleuth-records 1.0'; echo "$HDR"
@@ -353,8 +356,18 @@ f=$tmp/collide.rec
 { echo 'pagesleuth-records 1.0'; echo "$HDR"
   python3 -c 'inv = pow(0x9E3779B97F4A7C15, -1, 1 << 64)
 for j in range(1, 150001): print("frame id=%d fn=f" % (((j << 40) * inv) % (1 << 64)))
-print("ws t=1 tid=0 code=1 data=1")'; } >"$f"
+print("ws t=1 tid=0 code=1 data=1")
+print("ws t=1 tid=0 code=- data=- final=1")'; } >"$f"
 bounded collide 10 1000 report -f csv -a ws "$f"
+
+# ---- a trace cut short: samples but no final summary ------------------------------------------
+f=$tmp/cut.rec
+{ echo 'pagesleuth-records 1.0'; echo "$HDR"
+  echo 'ws t=1000 tid=0 code=1 data=2'; echo 'ws t=2000 tid=0 code=1 data=3'; } >"$f"
+run cut report "$f"
+[ "$(rc_of cut)" = 1 ] || fail "cut: exit $(rc_of cut), expected 1 (partial)"
+grep -q 'PARTIAL' "$tmp/cut.out" && grep -q 'no final summary' "$tmp/cut.err" ||
+	fail "cut: no PARTIAL notice naming the missing final summary: $(head -c 300 "$tmp/cut.err")"
 
 if [ "$fails" -ne 0 ]; then
 	echo "report_trace: $fails of $checks checks failed"
