@@ -45,6 +45,7 @@ ssize_t pagemap_read(int fd, uint64_t first_page, size_t n, uint64_t *out)
 
 #define PS_PAGE_IS_PRESENT (1u << 3)
 #define PS_PAGE_IS_SWAPPED (1u << 4)
+#define PS_PAGE_IS_PFNZERO (1u << 5)
 #define PS_PAGE_IS_HUGE (1u << 6)
 
 struct ps_page_region {
@@ -110,6 +111,12 @@ int pagemap_huge_ranges(int fd, uint64_t start, uint64_t end, struct va_range **
 {
 	return scan_ranges(fd, start, end, PS_PAGE_IS_HUGE | PS_PAGE_IS_PRESENT, 0,
 			   PS_PAGE_IS_HUGE, out, n, cap);
+}
+
+int pagemap_zero_ranges(int fd, uint64_t start, uint64_t end, struct va_range **out, size_t *n,
+			size_t *cap)
+{
+	return scan_ranges(fd, start, end, PS_PAGE_IS_PFNZERO, 0, PS_PAGE_IS_PFNZERO, out, n, cap);
 }
 
 int pagemap_populated_ranges(int fd, uint64_t start, uint64_t end, struct va_range **out,

@@ -58,6 +58,12 @@ int pagemap_huge_ranges(int fd, uint64_t start, uint64_t end, struct va_range **
 int pagemap_populated_ranges(int fd, uint64_t start, uint64_t end, struct va_range **out,
 			     size_t *n, size_t *cap);
 
+/* Ranges of [start, end) that map the shared zero page or the huge zero page
+ * (PAGE_IS_PFNZERO): what tells them apart without root, where pagemap hides every PFN.
+ * Same return values as pagemap_huge_ranges. */
+int pagemap_zero_ranges(int fd, uint64_t start, uint64_t end, struct va_range **out, size_t *n,
+			size_t *cap);
+
 /* The first page in [start, end) that is present or swapped (or otherwise populated), into
  * *at; end when there is none. One PAGEMAP_SCAN that stops at the first match, so it costs
  * the holes it skips (cheap: empty page-table levels), not the populated pages after.

@@ -12,6 +12,19 @@ int proc_read_file(const char *path, struct proc_buf *b)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
+	return proc_read_fd(fd, b);
+}
+
+int proc_read_file_at(int dir, const char *name, struct proc_buf *b)
+{
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	return proc_read_fd(fd, b);
+}
+
+int proc_read_fd(int fd, struct proc_buf *b)
+{
 	b->len = 0;
 	for (;;) {
 		if (b->cap - b->len < 4096 + 1) {

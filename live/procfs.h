@@ -16,6 +16,11 @@ struct proc_buf {
 
 /* Read all of PATH into *b. Returns 0 or an errno value (ENOENT when the process is gone). */
 int proc_read_file(const char *path, struct proc_buf *b);
+/* The same for NAME in directory DIR: DIR an open /proc/PID, so a file of a process that is
+ * gone is never read from a newer process that got its PID (ESRCH/ENOENT instead). */
+int proc_read_file_at(int dir, const char *name, struct proc_buf *b);
+/* The same for an open FD, which it closes. */
+int proc_read_fd(int fd, struct proc_buf *b);
 void proc_buf_free(struct proc_buf *b);
 
 /* /proc/PID/stat and /proc/PID/task/TID/stat: the fields pagesleuth records. Times are in

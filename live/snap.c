@@ -27,7 +27,9 @@
  *
  * What cannot be known live, written as unknown: vm_flags, refcount, the PTE's writable,
  * executable, accessed, dirty and global bits. Without root PFNs are hidden: PFN, mapcount and
- * page flags become unknown too (and so PSS), resident and swapped counts stay exact.
+ * page flags become unknown too (and so PSS), resident and swapped counts stay exact: entries
+ * mapping the (huge) zero page, which smaps does not count, are found with PAGEMAP_SCAN
+ * PAGE_IS_PFNZERO and written with PFLAGS zero_page alone (before 6.7 they count as resident).
  *
  * SHIFT rule: a page gets the size of its leaf entry only when the kernel says a huge leaf
  * maps it (PAGEMAP_SCAN PAGE_IS_HUGE): hugetlb VMAs (smaps KernelPageSize > base page) get
@@ -36,11 +38,12 @@
  * page (head + tails, all THP, PFNs contiguous), hugetlb pages KernelPageSize; else 12. A
  * THP that is PTE-mapped (split PMD, mTHP) is 12.
  *
- * Processes come and go: one that is gone before any of its records were written is simply
- * not in the snapshot (it was not there when we looked), unless it was asked for by --pid. A
- * process that exits while being written, an unreadable file, or a missing --pid process gives
- * a one-line message, a warn record, `u` records for what could not be read, and a partial
- * end record (exit status 1).
+ * Processes come and go: all files of one are read through its /proc/PID opened once, so a
+ * PID that a new process gets meanwhile is never mixed in. One that is gone before any of its
+ * records were written is simply not in the snapshot (it was not there when we looked), unless
+ * it was asked for by --pid. A process that exits while being written, an unreadable file, or
+ * a missing --pid process gives a one-line message, a warn record, `u` records for what could
+ * not be read, and a partial end record (exit status 1).
  */
 #include "commands.h"
 #include "livehdr.h"
@@ -83,7 +86,7 @@ struct snap_options {
 	uint64_t count; /* snapshots to take; 0 with --every: until SIGINT/SIGTERM */
 };
 
-/* The signal that asked a repeated snapshot to stop (SIGINT, SIGTERM), or 0. */
+/* The signal that asked snap to stop (SIGINT, SIGTERM, SIGHUP), or 0. */
 static volatile sig_atomic_t stop_signal;
 
 /* One thread, read before anything of its process is written. */
@@ -127,6 +130,7 @@ struct snap {
 /* The process being written. */
 struct proc_ctx {
 	uint64_t pid;
+	int dir; /* its /proc/PID, open: every file is read through it (see snap_process) */
 	uint64_t mm_id;
 	int pagemap_fd;
 	const char *failed; /* pagemap failed (the reason of the u records for the rest), or NULL */
@@ -165,8 +169,8 @@ static void usage(FILE *out)
 		"                   (default: one per CPU, at most 4; 1: no threads)\n"
 		"  -h, --help       this text\n\n"
 		"Run as root for PFNs, mapcounts, page flags and PSS; without root those are written as\n"
-		"unknown. SIGINT/SIGTERM during --every stop after the process being read: that snapshot\n"
-		"is closed as partial and the file stays valid (with -o it appears only then, complete).\n"
+		"unknown. SIGINT, SIGTERM or SIGHUP stops after the process being read: that snapshot is\n"
+		"closed as partial and the file stays valid (with -o it appears only then, complete).\n"
 		"Exit status: 0 complete, 1 partial (a process or file could not be read, or a snapshot\n"
 		"was interrupted), 2 usage or fatal error.\n");
 }
@@ -339,12 +343,9 @@ static int id_cmp(const void *a, const void *b)
 }
 
 /* The numeric entries of DIR (/proc: pids, /proc/PID/task: tids), ascending, into *out
- * (grown as needed, *cap its capacity). Returns 0 or an errno value. */
-static int list_numeric_entries(const char *path, uint64_t **out, size_t *cap, size_t *n)
+ * (grown as needed, *cap its capacity); closes DIR. Returns 0 or an errno value. */
+static int list_numeric_dir(DIR *dir, uint64_t **out, size_t *cap, size_t *n)
 {
-	DIR *dir = opendir(path);
-	if (!dir)
-		return errno;
 	*n = 0;
 	struct dirent *de;
 	while ((de = readdir(dir))) {
@@ -368,26 +369,41 @@ static int list_numeric_entries(const char *path, uint64_t **out, size_t *cap, s
 	return 0;
 }
 
-/* Read every thread of PID. Threads that exit meanwhile are left out (they are gone). Returns
- * the number read, or -errno when the process itself cannot be read. */
-static ssize_t read_threads(struct snap *s, uint64_t pid)
+static int list_numeric_entries(const char *path, uint64_t **out, size_t *cap, size_t *n)
 {
-	char path[128];
-	snprintf(path, sizeof path, "/proc/%llu/task", (unsigned long long)pid);
+	DIR *dir = opendir(path);
+	return dir ? list_numeric_dir(dir, out, cap, n) : errno;
+}
+
+/* Read every thread of the process whose /proc/PID is PROC_DIR. Threads that exit meanwhile
+ * are left out (they are gone). Returns the number read, or -errno when the process itself
+ * cannot be read. */
+static ssize_t read_threads(struct snap *s, int proc_dir)
+{
+	int task_fd = openat(proc_dir, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *task_dir = task_fd >= 0 ? fdopendir(task_fd) : NULL;
+	if (!task_dir) {
+		int err = errno;
+		if (task_fd >= 0)
+			close(task_fd);
+		return -err;
+	}
 	size_t ntids;
-	int err = list_numeric_entries(path, &s->tids, &s->tids_cap, &ntids);
+	int err = list_numeric_dir(task_dir, &s->tids, &s->tids_cap, &ntids);
 	if (err)
 		return -err;
 	size_t n = 0;
+	char path[128];
 	for (size_t k = 0; k < ntids; k++) {
 		unsigned long long tid = s->tids[k];
 		struct proc_stat st;
 		struct proc_status status;
-		snprintf(path, sizeof path, "/proc/%llu/task/%llu/stat", (unsigned long long)pid, tid);
-		if (proc_read_file(path, &s->buf) != 0 || proc_parse_stat(s->buf.data, &st) != 0)
+		snprintf(path, sizeof path, "task/%llu/stat", tid);
+		if (proc_read_file_at(proc_dir, path, &s->buf) != 0 || proc_parse_stat(s->buf.data, &st) != 0)
 			continue;
-		snprintf(path, sizeof path, "/proc/%llu/task/%llu/status", (unsigned long long)pid, tid);
-		if (proc_read_file(path, &s->buf) != 0 || proc_parse_status(s->buf.data, &status) != 0)
+		snprintf(path, sizeof path, "task/%llu/status", tid);
+		if (proc_read_file_at(proc_dir, path, &s->buf) != 0 ||
+		    proc_parse_status(s->buf.data, &status) != 0)
 			continue;
 		if (n == s->threads_cap) {
 			size_t cap = s->threads_cap ? s->threads_cap * 2 : 16;
@@ -460,9 +476,7 @@ static unsigned log2_u64(uint64_t v)
 static const char *smaps_of(struct snap *s, struct proc_ctx *p)
 {
 	if (!s->smaps_loaded) {
-		char path[64];
-		snprintf(path, sizeof path, "/proc/%llu/smaps", (unsigned long long)p->pid);
-		if (proc_read_file(path, &s->smaps_text) != 0) {
+		if (proc_read_file_at(p->dir, "smaps", &s->smaps_text) != 0) {
 			s->smaps_text.len = 0;
 			if (s->smaps_text.data)
 				s->smaps_text.data[0] = '\0';
@@ -559,6 +573,34 @@ static void batch_shifts(struct snap *s, struct proc_ctx *p, const struct ps_vma
 	}
 }
 
+/* Without root every PFN reads 0, so a zero-page mapping looks like any resident page, where
+ * smaps does not count it. PAGEMAP_SCAN (PAGE_IS_PFNZERO) still tells: those entries get PFLAGS
+ * zero_page alone, all the records need to leave them out of resident and PSS. Asked only for
+ * batches with a candidate: present, not exclusive, and anonymous memory (the huge zero page
+ * reads as PM_FILE). */
+static void hidden_zero_pages(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma,
+			      uint64_t va, size_t n)
+{
+	bool candidates = false;
+	for (size_t i = 0; i < n && !candidates; i++)
+		candidates = (s->pm[i] & (PM_PRESENT | PM_MMAP_EXCLUSIVE)) == PM_PRESENT &&
+			     (!(s->pm[i] & PM_FILE) || vma->inode == 0);
+	if (!candidates || !s->scan_supported)
+		return;
+	int err = pagemap_zero_ranges(p->pagemap_fd, va, va + n * s->page_size, &s->huge, &s->nhuge,
+				      &s->huge_cap);
+	if (err == ENOTTY || err == EINVAL)
+		s->scan_supported = false;
+	if (err)
+		return; /* then counted as resident, as before PAGEMAP_SCAN */
+	for (size_t h = 0; h < s->nhuge; h++) {
+		uint64_t a = (s->huge[h].start - va) / s->page_size, b = (s->huge[h].end - va) / s->page_size;
+		for (uint64_t i = a; i < b && i < n; i++)
+			if (s->pm[i] & PM_PRESENT)
+				s->flags[i] = PS_PF(PS_PF_ZERO_PAGE);
+	}
+}
+
 /* Write the runs of pagemap entries s->pm[0..n) at VA. */
 static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma,
 		       struct vma_runs *r, uint64_t va, size_t n)
@@ -593,6 +635,7 @@ static void write_batch(struct snap *s, struct proc_ctx *p, const struct ps_vma 
 	} else {
 		for (size_t i = 0; i < n; i++)
 			s->pfn[i] = s->count[i] = s->flags[i] = PS_UNKNOWN;
+		hidden_zero_pages(s, p, vma, va, n);
 	}
 	batch_shifts(s, p, vma, va, n);
 
@@ -807,19 +850,17 @@ static void early_failure(struct snap *s, uint64_t pid, bool explicit, const cha
 		err == ENOENT || err == ESRCH ? " (no such process)" : "");
 }
 
-static void snap_process(struct snap *s, uint64_t pid, bool explicit)
+/* The process whose /proc/PID is DIR. */
+static void snap_process_at(struct snap *s, uint64_t pid, int dir, bool explicit)
 {
-	char path[128];
 	struct proc_stat st;
-	snprintf(path, sizeof path, "/proc/%llu/stat", (unsigned long long)pid);
-	int err = proc_read_file(path, &s->buf);
+	int err = proc_read_file_at(dir, "stat", &s->buf);
 	if (err)
 		return early_failure(s, pid, explicit, "stat", err);
 	if (proc_parse_stat(s->buf.data, &st) != 0)
 		return early_failure(s, pid, true, "stat", EINVAL);
 
-	snprintf(path, sizeof path, "/proc/%llu/maps", (unsigned long long)pid);
-	err = proc_read_file(path, &s->maps_text);
+	err = proc_read_file_at(dir, "maps", &s->maps_text);
 	if (err)
 		return early_failure(s, pid, explicit, "maps", err);
 	if (s->maps_text.len == 0) {
@@ -838,18 +879,16 @@ static void snap_process(struct snap *s, uint64_t pid, bool explicit)
 	}
 
 	char exe[4096];
-	snprintf(path, sizeof path, "/proc/%llu/exe", (unsigned long long)pid);
-	ssize_t exe_len = readlink(path, exe, sizeof exe - 1);
+	ssize_t exe_len = readlinkat(dir, "exe", exe, sizeof exe - 1);
 	exe[exe_len > 0 ? exe_len : 0] = '\0';
 
-	ssize_t nthreads = read_threads(s, pid);
+	ssize_t nthreads = read_threads(s, dir);
 	if (nthreads < 0)
 		return early_failure(s, pid, explicit, "task", (int)-nthreads);
 
-	struct proc_ctx p = { .pid = pid, .mm_id = s->next_mm_id, .pagemap_fd = -1 };
+	struct proc_ctx p = { .pid = pid, .dir = dir, .mm_id = s->next_mm_id, .pagemap_fd = -1 };
 	if (!s->opt->no_pages) {
-		snprintf(path, sizeof path, "/proc/%llu/pagemap", (unsigned long long)pid);
-		p.pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+		p.pagemap_fd = openat(dir, "pagemap", O_RDONLY | O_CLOEXEC);
 		if (p.pagemap_fd < 0)
 			return early_failure(s, pid, explicit, "pagemap", errno);
 	}
@@ -868,7 +907,7 @@ static void snap_process(struct snap *s, uint64_t pid, bool explicit)
 			brk = s->maps[i].end;
 	struct ps_mm mm = {
 		.id = p.mm_id,
-		.tgid = pid,
+		.tgid = nthreads > 0 ? s->threads[0].task.tgid : pid, /* PID may be a thread's id */
 		.comm = st.comm,
 		.exe = exe,
 		.kaddr = PS_UNKNOWN,
@@ -906,6 +945,20 @@ out:
 		close(p.pagemap_fd);
 }
 
+/* Every file of the process is read through its /proc/PID opened once here: should it exit
+ * meanwhile and a new process get its PID, the reads fail (ESRCH: it is gone) rather than
+ * mix two processes in one address space. */
+static void snap_process(struct snap *s, uint64_t pid, bool explicit)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%llu", (unsigned long long)pid);
+	int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return early_failure(s, pid, explicit, "stat", errno);
+	snap_process_at(s, pid, dir, explicit);
+	close(dir);
+}
+
 static int read_pmd_shift(unsigned page_shift)
 {
 	char text[64];
@@ -930,8 +983,9 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 }
 
-/* SIGINT and SIGTERM end a repeated snapshot cleanly (see usage); no SA_RESTART, so a sleep
- * between snapshots returns at once. */
+/* SIGINT, SIGTERM and SIGHUP end a snapshot, single or repeated, cleanly (see usage): killed,
+ * snap would leave -o's temporary file behind. No SA_RESTART, so a sleep between snapshots
+ * returns at once. Caught before the output is opened; the reader threads block them all. */
 static void catch_stop_signals(void)
 {
 	struct sigaction sa;
@@ -940,6 +994,7 @@ static void catch_stop_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 /* Sleep until monotonic time DEADLINE_NS, or until a stop signal arrives. */
@@ -958,7 +1013,7 @@ static void sleep_until(uint64_t deadline_ns)
 
 static const char *signal_name(int sig)
 {
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
 /* One snapshot (seq SEQ) of the chosen processes, or of all of /proc. Returns false when it
@@ -1048,6 +1103,7 @@ int ps_cmd_snap(int argc, char **argv)
 		fprintf(stderr, "pagesleuth snap: physical frame numbers are hidden (needs root/CAP_SYS_ADMIN): "
 				"no PFNs, mapcounts, page flags or PSS; resident and swapped counts are still exact\n");
 
+	catch_stop_signals();
 	char *err = NULL;
 	s.w = ps_writer_open(opt.out_path, &err);
 	if (!s.w) {
@@ -1055,14 +1111,14 @@ int ps_cmd_snap(int argc, char **argv)
 		free(err);
 		goto out;
 	}
-	if (opt.every > 0)
-		catch_stop_signals();
 	char time_buf[32];
 	write_header(&s, time_buf);
 	bool all_complete = true;
 	uint64_t start_ns = live_monotonic_ns(), interval_ns = (uint64_t)(opt.every * 1e9 + 0.5);
 	uint64_t seq = 0;
-	for (; !stop_signal && (opt.count == 0 || seq < opt.count); seq++) {
+	/* The first snapshot is always written, even when a signal came before it: interrupted,
+	 * it is a partial one (exit 1), never an empty file that says complete. */
+	for (; (seq == 0 || !stop_signal) && (opt.count == 0 || seq < opt.count); seq++) {
 		if (seq > 0) {
 			/* On a fixed schedule from the first snapshot; a snapshot that overran its
 			 * interval is followed at once by the next, and the schedule moves on. */

@@ -11,7 +11,7 @@
  * What the idle count includes: every frame the process maps at the end whose idle bit is
  * clear: pages accessed since the mark, pages mapped since (new pages are not idle), and
  * frames the kernel cannot track (not on an LRU list: hugetlb, special mappings). The shared
- * zero page is left out, as smaps leaves it out of Rss. Frames are counted once even when the
+ * zero page and the huge zero page are left out, as smaps leaves them out of Rss. Frames are counted once even when the
  * process maps one at several addresses (smaps Referenced would count each mapping).
  */
 #include "wss.h"
@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-const struct wss_paths wss_system_paths = { "/proc", "/sys/kernel/mm/page_idle/bitmap" };
+const struct wss_paths wss_system_paths = { .proc = "/proc", .idle_bitmap = "/sys/kernel/mm/page_idle/bitmap" };
 
 #define PAGEMAP_BATCH 65536u  /* pagemap entries per pread (512 KiB) */
 #define SPARSE_MIN_PAGES 4096u /* VMAs from this size on: read populated ranges only */
@@ -69,19 +70,35 @@ static void proc_path(char *out, size_t len, const struct wss_paths *paths, uint
 	snprintf(out, len, "%s/%llu/%s", paths->proc, (unsigned long long)pid, file);
 }
 
+/* Open FILE of the process (relative to the pinned /proc/PID when there is one); PATH gets
+ * its name for messages. Returns the descriptor, or -1 with errno set. */
+static int open_pid_file(const struct wss_paths *paths, uint64_t pid, const char *file, int flags,
+			 char *path, size_t len)
+{
+	proc_path(path, len, paths, pid, file);
+	return paths->pinned ? openat(paths->pid_dir, file, flags | O_CLOEXEC)
+			     : open(path, flags | O_CLOEXEC);
+}
+
+/* Read FILE of the process into BUF. Returns 0 or an errno value. */
+static int read_pid_file(const struct wss_paths *paths, uint64_t pid, const char *file,
+			 struct proc_buf *buf, char *path, size_t len)
+{
+	int fd = open_pid_file(paths, pid, file, O_RDONLY, path, len);
+	return fd < 0 ? errno : proc_read_fd(fd, buf);
+}
+
 int wss_read_usage(const struct wss_paths *paths, uint64_t pid, struct proc_buf *buf,
 		   struct wss_usage *u, char *err, size_t errlen)
 {
 	char path[512];
-	proc_path(path, sizeof path, paths, pid, "smaps_rollup");
-	int e = proc_read_file(path, buf);
+	int e = read_pid_file(paths, pid, "smaps_rollup", buf, path, sizeof path);
 	if (e == ENOENT) {
 		/* Kernels before 4.14 have no rollup: the same sums from smaps itself. A gone
 		 * process has neither. */
 		char rollup[512];
 		snprintf(rollup, sizeof rollup, "%s", path);
-		proc_path(path, sizeof path, paths, pid, "smaps");
-		e = proc_read_file(path, buf);
+		e = read_pid_file(paths, pid, "smaps", buf, path, sizeof path);
 		if (e == ENOENT)
 			snprintf(path, sizeof path, "%s", rollup);
 	}
@@ -99,8 +116,7 @@ int wss_read_usage(const struct wss_paths *paths, uint64_t pid, struct proc_buf 
 int wss_clear_refs(const struct wss_paths *paths, uint64_t pid, char *err, size_t errlen)
 {
 	char path[512];
-	proc_path(path, sizeof path, paths, pid, "clear_refs");
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = open_pid_file(paths, pid, "clear_refs", O_WRONLY, path, sizeof path);
 	if (fd < 0) {
 		int e = errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
@@ -143,25 +159,66 @@ void wss_sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
 	}
 }
 
-/* The shared zero page's frame: map an anonymous page, read it, ask pagemap. */
-static uint64_t probe_zero_pfn(const struct wss_paths *paths, uint32_t page_size)
+/* The frame a read of fresh anonymous memory of LEN bytes (aligned to LEN, MADV_HUGEPAGE
+ * when huge) maps: the shared zero page, or the huge zero page when THP maps one. */
+static uint64_t probe_read_fault_pfn(int pagemap_fd, uint32_t page_size, size_t len, bool huge)
 {
+	uint64_t pfn = UINT64_MAX, entry = 0;
+	char *area = mmap(NULL, 2 * len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return pfn;
+	volatile char *page = (char *)(((uintptr_t)area + len - 1) & ~((uintptr_t)len - 1));
+	if (huge)
+		madvise((void *)page, len, MADV_HUGEPAGE);
+	(void)page[0];
+	if (pagemap_read(pagemap_fd, (uintptr_t)page / page_size, 1, &entry) == 1 && (entry & PM_PRESENT) &&
+	    (entry & PM_PFN_MASK))
+		pfn = entry & PM_PFN_MASK;
+	munmap(area, 2 * len);
+	return pfn;
+}
+
+static off_t word_offset(uint64_t word);
+
+/* Is FRAME the (huge) zero page? /proc/kpageflags says (KPF_ZERO_PAGE, bit 24). */
+static bool is_zero_frame(uint64_t pfn)
+{
+	off_t off = word_offset(pfn); /* one 8-byte entry per frame, as the bitmap has per 64 */
+	int fd = off < 0 ? -1 : open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	uint64_t flags = 0;
+	bool zero = fd >= 0 && pread(fd, &flags, 8, off) == 8 && (flags >> 24 & 1);
+	if (fd >= 0)
+		close(fd);
+	return zero;
+}
+
+/* The shared zero page's frame, and the huge zero page's first frame and size (THP maps it
+ * for read faults on huge-page-aligned memory): frames smaps leaves out of Rss. */
+static void probe_zero_pfns(struct wss_idle *w)
+{
+	w->zero_pfn = w->huge_zero_pfn = UINT64_MAX;
+	w->huge_zero_pages = 0;
 	char path[512];
-	snprintf(path, sizeof path, "%s/self/pagemap", paths->proc);
+	snprintf(path, sizeof path, "%s/self/pagemap", w->paths->proc);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return UINT64_MAX;
-	uint64_t pfn = UINT64_MAX, entry = 0;
-	volatile char *page = mmap(NULL, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (page != MAP_FAILED) {
-		(void)page[0];
-		if (pagemap_read(fd, (uintptr_t)page / page_size, 1, &entry) == 1 && (entry & PM_PRESENT) &&
-		    (entry & PM_PFN_MASK))
-			pfn = entry & PM_PFN_MASK;
-		munmap((void *)page, page_size);
+		return;
+	w->zero_pfn = probe_read_fault_pfn(fd, w->page_size, w->page_size, false);
+	FILE *fp = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+	unsigned long long pmd = 0;
+	if (fp) {
+		if (fscanf(fp, "%llu", &pmd) != 1)
+			pmd = 0;
+		fclose(fp);
+	}
+	if (pmd > w->page_size && pmd <= (UINT64_C(1) << 30) && !(pmd & (pmd - 1))) {
+		uint64_t pfn = probe_read_fault_pfn(fd, w->page_size, (size_t)pmd, true);
+		/* Only a frame the kernel calls the zero page: a read fault may also get a real
+		 * THP, freed again at once and free for the measured process to get. */
+		if (pfn != UINT64_MAX && pfn != w->zero_pfn && is_zero_frame(pfn))
+			w->huge_zero_pfn = pfn, w->huge_zero_pages = pmd / w->page_size;
 	}
 	close(fd);
-	return pfn;
 }
 
 int wss_idle_open(struct wss_idle *w, const struct wss_paths *paths, uint64_t pid,
@@ -185,7 +242,7 @@ int wss_idle_open(struct wss_idle *w, const struct wss_paths *paths, uint64_t pi
 		snprintf(err, errlen, "out of memory");
 		return ENOMEM;
 	}
-	w->zero_pfn = probe_zero_pfn(paths, page_size);
+	probe_zero_pfns(w);
 	return 0;
 }
 
@@ -233,8 +290,7 @@ static int vma_ranges(struct wss_idle *w, int pagemap_fd, const struct proc_map 
 		/* Before PAGEMAP_SCAN (6.7): smaps says whether the VMA holds anything. */
 		if (!w->smaps_loaded) {
 			char path[512];
-			proc_path(path, sizeof path, w->paths, w->pid, "smaps");
-			if (proc_read_file(path, &w->smaps_text) != 0)
+			if (read_pid_file(w->paths, w->pid, "smaps", &w->smaps_text, path, sizeof path) != 0)
 				w->smaps_text.len = 0;
 			w->smaps_loaded = true;
 		}
@@ -258,8 +314,7 @@ int wss_idle_collect(struct wss_idle *w, char *err, size_t errlen)
 	char path[512];
 	w->npfns = 0, w->mapped = 0;
 	w->smaps_loaded = false;
-	proc_path(path, sizeof path, w->paths, w->pid, "maps");
-	int e = proc_read_file(path, &w->maps_text);
+	int e = read_pid_file(w->paths, w->pid, "maps", &w->maps_text, path, sizeof path);
 	if (e) {
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return e == ENOENT ? ESRCH : e;
@@ -274,8 +329,7 @@ int wss_idle_collect(struct wss_idle *w, char *err, size_t errlen)
 		snprintf(err, errlen, "%s:%zu: cannot parse", path, bad_line);
 		return e == ENOMEM ? ENOMEM : EINVAL;
 	}
-	proc_path(path, sizeof path, w->paths, w->pid, "pagemap");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_pid_file(w->paths, w->pid, "pagemap", O_RDONLY, path, sizeof path);
 	if (fd < 0) {
 		e = errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
@@ -314,7 +368,8 @@ int wss_idle_collect(struct wss_idle *w, char *err, size_t errlen)
 					if (pfn == 0) {
 						e = EPERM;
 						snprintf(err, errlen, "%s: frame numbers are hidden (needs root/CAP_SYS_ADMIN)", path);
-					} else if (pfn != w->zero_pfn) {
+					} else if (pfn != w->zero_pfn &&
+						   !(pfn - w->huge_zero_pfn < w->huge_zero_pages)) {
 						w->mapped++;
 						if ((e = push_pfn(w, pfn)) != 0)
 							snprintf(err, errlen, "out of memory");
@@ -474,7 +529,7 @@ static void wss_usage(FILE *out)
 		"Both methods disturb the kernel's page-reclaim information for the process and add\n"
 		"latency to it while its page tables are walked. The idle method needs root.\n"
 		"Exit status: 0 done; 1 partial (the process exited, a file became unreadable, or\n"
-		"SIGINT/SIGTERM came before the last row); 2 usage error, or nothing could be measured\n"
+		"SIGINT/SIGTERM/SIGHUP came before the last row); 2 usage error, or nothing measured\n"
 		"(no such process, no permission, a file not readable).\n");
 }
 
@@ -581,9 +636,9 @@ static int wss_parse_options(int argc, char **argv, struct wss_options *o)
 static bool process_gone(const struct wss_paths *paths, uint64_t pid, struct proc_buf *buf)
 {
 	char path[512];
-	proc_path(path, sizeof path, paths, pid, "stat");
 	struct proc_stat st;
-	if (proc_read_file(path, buf) != 0 || proc_parse_stat(buf->data, &st) != 0)
+	if (read_pid_file(paths, pid, "stat", buf, path, sizeof path) != 0 ||
+	    proc_parse_stat(buf->data, &st) != 0)
 		return true;
 	return st.state == 'Z' || st.state == 'X' || st.state == 'x';
 }
@@ -729,24 +784,30 @@ int ps_cmd_wss(int argc, char **argv)
 	int rc = wss_parse_options(argc, argv, &opt);
 	if (rc >= 0)
 		return rc;
-	struct wss_run r = { .opt = &opt, .paths = &wss_system_paths, .idle = { .bitmap_fd = -1 } };
+	/* The process's /proc directory, held open: its files are read through it, so a PID
+	 * that a newer process is given after this one exits is never measured instead. */
+	struct wss_paths paths = wss_system_paths;
+	char path[512];
+	snprintf(path, sizeof path, "%s/%llu", paths.proc, (unsigned long long)opt.pid);
+	paths.pid_dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	paths.pinned = paths.pid_dir >= 0;
+	struct wss_run r = { .opt = &opt, .paths = &paths, .idle = { .bitmap_fd = -1 } };
 	uint32_t page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 
 	/* The process, before anything is written. */
-	char path[512];
-	proc_path(path, sizeof path, r.paths, opt.pid, "stat");
-	int e = proc_read_file(path, &r.buf);
-	if (e) {
-		fprintf(stderr, "pagesleuth wss: pid %llu: %s%s\n", (unsigned long long)opt.pid,
-			e == ENOENT || e == ESRCH ? "no such process" : strerror(e),
-			e == ENOENT || e == ESRCH ? "" : " (reading its /proc/PID/stat)");
+	int e = paths.pinned ? read_pid_file(r.paths, opt.pid, "stat", &r.buf, path, sizeof path) : errno;
+	if (e == ENOENT || e == ESRCH) {
+		fprintf(stderr, "pagesleuth wss: pid %llu: no such process\n", (unsigned long long)opt.pid);
+		rc = 2;
+		goto out;
+	} else if (e) {
+		fprintf(stderr, "pagesleuth wss: %s: %s\n", path, strerror(e));
 		rc = 2;
 		goto out;
 	}
 	/* maps: cheap (no page walk), and refused under the same ptrace rule as smaps and
 	 * clear_refs, so a process we may not measure is told before anything is reset. */
-	proc_path(path, sizeof path, r.paths, opt.pid, "maps");
-	e = proc_read_file(path, &r.buf);
+	e = read_pid_file(r.paths, opt.pid, "maps", &r.buf, path, sizeof path);
 	if (e || r.buf.len == 0) {
 		if (!e || e == ENOENT || e == ESRCH)
 			fprintf(stderr, "pagesleuth wss: pid %llu has no user address space (kernel thread or zombie)\n",
@@ -786,6 +847,15 @@ int ps_cmd_wss(int argc, char **argv)
 		r.method == METHOD_IDLE ? "marking pages idle disturbs" : "clear_refs resets",
 		(unsigned long long)opt.pid);
 
+	/* Caught before the output's temporary file exists, so no signal leaves it behind. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
 	if (opt.out_path) {
 		char *werr = NULL;
 		r.w = ps_writer_open(opt.out_path, &werr);
@@ -800,13 +870,6 @@ int ps_cmd_wss(int argc, char **argv)
 		live_write_header(r.w, page_size, pid_text, true, time_buf); /* no page records: nothing hidden */
 	}
 	r.table = !opt.out_path || strcmp(opt.out_path, "-") != 0;
-
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 
 	if (opt.mode == MODE_CUMULATIVE)
 		fprintf(stderr, "pagesleuth wss: watching pid %llu's working set grow, a row every %g s...\n",
@@ -849,7 +912,8 @@ int ps_cmd_wss(int argc, char **argv)
 	if (stop_signal) {
 		bool open_ended = opt.mode == MODE_CUMULATIVE && !opt.count && !(opt.total > 0);
 		fprintf(stderr, "pagesleuth wss: %s: stopped after %llu row%s\n",
-			stop_signal == SIGINT ? "SIGINT" : "SIGTERM", (unsigned long long)seq, seq == 1 ? "" : "s");
+			stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP" : "SIGTERM",
+			(unsigned long long)seq, seq == 1 ? "" : "s");
 		if (!open_ended)
 			rc = 1;
 	}
@@ -872,5 +936,7 @@ out:
 	if (r.idle.bitmap_fd >= 0 || r.idle.pm)
 		wss_idle_close(&r.idle);
 	proc_buf_free(&r.buf);
+	if (paths.pinned)
+		close(paths.pid_dir);
 	return rc;
 }

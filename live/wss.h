@@ -21,6 +21,11 @@
 struct wss_paths {
 	const char *proc;        /* "/proc": PID/{maps,pagemap,clear_refs,smaps_rollup,smaps,stat} */
 	const char *idle_bitmap; /* "/sys/kernel/mm/page_idle/bitmap" */
+	/* pinned: the process's files are opened relative to pid_dir, its /proc/PID opened once
+	 * at the start, so once it exits they fail (ESRCH) instead of being some newer process's
+	 * that was given the same PID. The names in messages stay proc/PID/FILE. */
+	bool pinned;
+	int pid_dir;
 };
 extern const struct wss_paths wss_system_paths;
 
@@ -47,6 +52,7 @@ struct wss_idle {
 	uint64_t pid;
 	uint32_t page_size;
 	uint64_t zero_pfn;      /* the shared zero page (never idle-trackable), UINT64_MAX unknown */
+	uint64_t huge_zero_pfn, huge_zero_pages; /* the huge zero page's frames, if THP has one */
 	int bitmap_fd;
 	bool scan_supported;    /* PAGEMAP_SCAN works (cleared on ENOTTY/EINVAL) */
 	uint64_t *pfns, *tmp;   /* the frames the process maps, sorted, distinct */

@@ -5,7 +5,9 @@
 # Builds layout, gtcapture and gtcheck into a temp dir, captures ground truth before and after
 # the snapshot while both processes are blocked in pause(), and checks every page and every VMA
 # with gtcheck. Then: a nonexistent --pid gives one message, exit 1 and a partial snapshot that
-# still holds the other process; a whole-system snapshot is readable; timings are printed.
+# still holds the other process; without root (as nobody) each VMA's resident and swapped
+# pages still equal smaps (zero-page mappings left out); a whole-system snapshot is readable;
+# timings are printed; SIGTERM mid-snapshot with -o leaves a valid partial file and nothing else.
 # Run from the repo root; exit 0 pass, 77 skip (not root), other = fail with a one-line reason.
 set -u
 PAGESLEUTH=${PAGESLEUTH:-build/pagesleuth}
@@ -109,6 +111,64 @@ grep -q "^mm id=[0-9]* tgid=$P " "$T/gone.rec" || fail "pid $P missing from the 
 grep -q "^end status=partial" "$T/gone.rec" || fail "end record not partial"
 "$T/gtcheck" --validate "$T/gone.rec" >/dev/null || fail "partial snapshot unreadable: $("$T/gtcheck" --validate "$T/gone.rec")"
 
+# 2b. Without root (as nobody, of nobody's own process): PFNs are hidden, yet each VMA's
+# resident and swapped pages equal the kernel's Rss (+ hugetlb, which smaps keeps apart) and
+# Swap; pages mapping the shared zero page or the huge zero page are not resident, as smaps
+# says. The process reads 256 pages and writes 64 of them, and reads a THP-aligned region.
+NB="$T/nobody"
+mkdir "$NB" && chmod 755 "$T" && chmod 777 "$NB"
+$CC $CFLAGS -o "$NB/toucher" tests/tools/wss_toucher.c || fail "cannot build wss_toucher"
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+if command -v setpriv >/dev/null && as_nobody test -x "$PAGESLEUTH" 2>/dev/null; then
+	# (setpriv itself, not the function: $! must be the toucher, not a root subshell)
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$NB/toucher" zero 256 64 >"$NB/toucher.out" 2>&1 &
+	ZP=$!
+	PIDS="$PIDS $ZP"
+	for _ in $(seq 300); do grep -q '^ready' "$NB/toucher.out" 2>/dev/null && break; sleep 0.01; done
+	grep -q '^ready' "$NB/toucher.out" || fail "the zero-page toucher did not start: $(cat "$NB/toucher.out")"
+	as_nobody sh -c 'cat /proc/$2/smaps >"$3/before.smaps"; "$1" snap --pid "$2" -o "$3/zero.rec" 2>"$3/zero.err"
+		echo $? >"$3/zero.rc"; cat /proc/$2/smaps >"$3/after.smaps"' sh "$PAGESLEUTH" $ZP "$NB"
+	[ "$(cat "$NB/zero.rc")" = 0 ] || fail "snap as nobody exited $(cat "$NB/zero.rc"): $(cat "$NB/zero.err")"
+	grep -q 'physical frame numbers are hidden' "$NB/zero.err" || fail "snap as nobody: no message about hidden PFNs"
+	grep -q '^header .* excluded=pfn-hidden ' "$NB/zero.rec" || fail "snap as nobody: header does not say pfn-hidden"
+	# "START RESIDENT SWAPPED" per VMA, from smaps and from the sum records
+	smaps_pages() {
+		awk '/^[0-9a-f]+-[0-9a-f]+ / { if (s != "") print s, r / 4, w / 4; split($1, a, "-"); s = a[1]; r = w = 0 }
+			$1 == "Rss:" || $1 == "Private_Hugetlb:" || $1 == "Shared_Hugetlb:" { r += $2 }
+			$1 == "Swap:" { w += $2 } END { print s, r / 4, w / 4 }' "$1"
+	}
+	smaps_pages "$NB/before.smaps" >"$NB/want"
+	smaps_pages "$NB/after.smaps" | cmp -s - "$NB/want" || fail "the zero-page toucher's Rss changed while snapped"
+	awk '$1 == "sum" { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		print f["start"], f["resident"], f["swapped"] }' "$NB/zero.rec" >"$NB/got"
+	diff "$NB/want" "$NB/got" >"$NB/diff" ||
+		fail "snap as nobody: per-VMA 'start resident swapped' differ from smaps (< smaps, > records): $(tr '\n' ' ' <"$NB/diff")"
+	zero_lines=$(grep -c '^m [0-9]* [0-9a-f]* - [0-9]* - - [^ ]* 1000000 ' "$NB/zero.rec")
+	[ "$zero_lines" -ge 1 ] || fail "snap as nobody: no zero-page run written"
+	echo "live_snap: as nobody: $(wc -l <"$NB/want") VMAs' resident and swapped pages = smaps; $zero_lines zero-page run(s)"
+else
+	echo "live_snap: NOTE: no check without root (setpriv missing, or $PAGESLEUTH not executable by nobody)"
+fi
+
+# 2c. --pid of a thread that is not the leader: the address space is the process's, so the mm
+# record carries the process's tgid (/proc/TID/status Tgid), as its task records do.
+python3 -c 'import threading, time
+def sleeper():
+    print(threading.get_native_id(), flush=True)
+    time.sleep(60)
+threading.Thread(target=sleeper, daemon=True).start()
+time.sleep(60)' >"$T/thread.out" &
+TP=$!
+PIDS="$PIDS $TP"
+for _ in $(seq 300); do [ -s "$T/thread.out" ] && break; sleep 0.01; done
+TID=$(cat "$T/thread.out")
+want=$(awk '$1 == "Tgid:" { print $2 }' /proc/$TID/status)
+[ -n "$TID" ] && [ "$want" = $TP ] && [ "$TID" != $TP ] || fail "no second thread in python (tid '$TID', tgid '$want')"
+"$PAGESLEUTH" snap --no-pages --pid $TID -o "$T/thread.rec" 2>"$T/thread.err" || fail "snap --pid $TID (a thread) failed: $(cat "$T/thread.err")"
+got=$(sed -n 's/^mm id=1 tgid=\([0-9]*\) .*/\1/p' "$T/thread.rec")
+[ "$got" = "$want" ] || fail "snap --pid $TID (a thread of $want): mm tgid=$got"
+[ -z "$(awk -v w=$want '$1 == "task" && $3 != "tgid=" w' "$T/thread.rec")" ] || fail "snap --pid $TID: a task record with another tgid"
+
 # 3. The whole system: readable by ps_reader (0 = complete; 1 = a process vanished meanwhile).
 t0=$(now_ms)
 "$PAGESLEUTH" snap -o "$T/all.rec" 2>"$T/all.err"
@@ -127,4 +187,34 @@ res=$(awk '/^sum/ { for (i = 1; i <= NF; i++) if ($i ~ /^resident=/) { sub("resi
 [ "$res" -ge 262144 ] || fail "1 GiB process: only $res resident pages recorded"
 echo "live_snap: 1 GiB process ($res resident pages): $((t1 - t0)) ms, $(grep -c '^[mw] ' "$T/big.rec") runs"
 [ $((t1 - t0)) -lt 3000 ] || fail "snapshot of a 1 GiB process took $((t1 - t0)) ms (should be well under a second)"
+
+# 5. SIGTERM during a single snapshot with -o, once its temporary file exists: nothing is
+# left behind but the file itself, whole, its snapshot closed as partial (exit 1), the
+# reader threads (--jobs 2) joined. Killed, snap would leave FILE.tmp.* there.
+hit=""
+for attempt in 1 2 3 4 5; do
+	rm -f "$T"/term.rec*
+	"$PAGESLEUTH" snap --jobs 2 --pid $PARENT --pid $CHILD -o "$T/term.rec" 2>"$T/term.err" &
+	S=$!
+	for _ in $(seq 500); do
+		ls "$T"/term.rec.tmp.* >/dev/null 2>&1 && break
+		kill -0 $S 2>/dev/null || break
+		sleep 0.005
+	done
+	kill -TERM $S 2>/dev/null
+	wait $S
+	rc=$?
+	left=$(ls "$T"/term.rec.tmp.* 2>/dev/null)
+	[ -z "$left" ] || fail "snap stopped by SIGTERM (exit $rc) left $left behind"
+	[ $rc = 0 ] || [ $rc = 1 ] || fail "snap stopped by SIGTERM exited $rc: $(head -1 "$T/term.err")"
+	"$T/gtcheck" --validate "$T/term.rec" >"$T/term.check" || fail "snap stopped by SIGTERM: $(cat "$T/term.check")"
+	if [ $rc = 1 ]; then
+		tail -1 "$T/term.rec" | grep -q '^end status=partial' || fail "SIGTERM: exit 1 but the snapshot is complete"
+		grep -q 'interrupted by SIGTERM' "$T/term.err" || fail "SIGTERM: no message: $(cat "$T/term.err")"
+		hit=yes
+		break
+	fi
+done
+[ -n "$hit" ] || fail "SIGTERM never landed inside the snapshot in 5 attempts"
+echo "live_snap: SIGTERM mid-snapshot: $(sed 's/^gtcheck: [^:]*: //' "$T/term.check"), nothing else left"
 echo "live_snap: OK"

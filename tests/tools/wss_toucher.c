@@ -10,6 +10,10 @@
  *       step after step: writes the next K pages, prints "step S pages=P minflt=M" (P pages
  *       touched in all, M its minor faults then, from getrusage), and stops itself (SIGSTOP)
  *       until the test sends SIGCONT. After N/K steps it stops for good (pause).
+ *   wss_toucher zero N K
+ *       N anonymous pages all read (so they map the shared zero page), the first K of them
+ *       then written; and a 2 MiB-aligned MADV_HUGEPAGE region read once (the huge zero page,
+ *       where THP has one). Then pauses: what smaps counts as Rss is what was written.
  * Each starts by printing "ready pid=PID addr=HEX". THP is kept off the region (MADV_NOHUGEPAGE)
  * so every page is its own 4 KiB fault. Output is written unbuffered with write(2).
  */
@@ -36,13 +40,13 @@ static void say(const char *fmt, unsigned long long a, unsigned long long b, uns
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: wss_toucher hot N K PERIOD_MS [LIFETIME_MS] | steps N K prefault|fresh\n");
+	fprintf(stderr, "usage: wss_toucher hot N K PERIOD_MS [LIFETIME_MS] | steps N K prefault|fresh | zero N K\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 5)
+	if (argc < 4 || (strcmp(argv[1], "zero") != 0 && argc < 5))
 		return usage();
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t n = strtoull(argv[2], NULL, 0), k = strtoull(argv[3], NULL, 0);
@@ -74,6 +78,23 @@ int main(int argc, char **argv)
 			if (lifetime_ms >= 0 && elapsed >= lifetime_ms)
 				return (int)(sink & 0);
 		}
+	}
+	if (strcmp(argv[1], "zero") == 0) {
+		unsigned sink = 0;
+		for (size_t i = 0; i < n; i++)
+			sink += (unsigned char)mem[i * page];
+		for (size_t i = 0; i < k; i++)
+			mem[i * page] = 1;
+		size_t huge = 2u << 20;
+		char *area = mmap(NULL, 2 * huge, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (area != MAP_FAILED) {
+			volatile char *h = (char *)(((uintptr_t)area + huge - 1) & ~(uintptr_t)(huge - 1));
+			madvise((void *)h, huge, MADV_HUGEPAGE);
+			sink += (unsigned char)h[0];
+		}
+		say("ready pid=%llu addr=%llx%.0llu\n", (unsigned long long)getpid(), (unsigned long long)(uintptr_t)mem, sink & 0);
+		for (;;)
+			pause();
 	}
 	if (strcmp(argv[1], "steps") == 0) {
 		if (strcmp(argv[4], "prefault") == 0)

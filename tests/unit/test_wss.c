@@ -152,6 +152,37 @@ static void test_referenced_files(void)
 	proc_buf_free(&buf);
 }
 
+/* Pinned: the files come from the directory opened at the start, not from whatever holds the
+ * process's path now (a newer process given the same PID), and once it is gone they fail. */
+static void test_pinned(void)
+{
+	fake_process();
+	char err[512], old_dir[300];
+	struct proc_buf buf = { 0 };
+	struct wss_usage u;
+	struct wss_paths pinned = paths;
+	pinned.pid_dir = open(pid_dir, O_RDONLY | O_DIRECTORY);
+	pinned.pinned = pinned.pid_dir >= 0;
+	CHECK(pinned.pinned, "open %s", pid_dir);
+	snprintf(old_dir, sizeof old_dir, "%s.old", pid_dir);
+	CHECK(rename(pid_dir, old_dir) == 0, "rename");
+	mkdir(pid_dir, 0755);
+	const char *newcomer = "Rss: 400 kB\nPss: 400 kB\nReferenced: 400 kB\n";
+	write_file("smaps_rollup", newcomer, strlen(newcomer));
+	CHECK(wss_read_usage(&pinned, PID, &buf, &u, err, sizeof err) == 0, "pinned read: %s", err);
+	CHECK_U64(u.rss, 20 * 1024); /* the first process's, not the newcomer's 400 kB */
+	CHECK(wss_read_usage(&paths, PID, &buf, &u, err, sizeof err) == 0, "path read: %s", err);
+	CHECK_U64(u.rss, 400 * 1024);
+	char cmd[700];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", old_dir);
+	CHECK(system(cmd) == 0, "remove %s", old_dir);
+	CHECK(wss_read_usage(&pinned, PID, &buf, &u, err, sizeof err) == ENOENT, "pinned, gone");
+	CHECK_CONTAINS(err, "/4242/smaps_rollup: No such file or directory");
+	CHECK(wss_clear_refs(&pinned, PID, err, sizeof err) == ENOENT, "clear_refs, pinned, gone");
+	close(pinned.pid_dir);
+	proc_buf_free(&buf);
+}
+
 static void test_idle(void)
 {
 	fake_process();
@@ -233,7 +264,7 @@ static void test_idle(void)
 	wss_idle_close(&w);
 
 	/* No bitmap at all (kernel without idle page tracking). */
-	struct wss_paths missing = { paths.proc, "/nonexistent/page_idle/bitmap" };
+	struct wss_paths missing = { .proc = paths.proc, .idle_bitmap = "/nonexistent/page_idle/bitmap" };
 	CHECK(wss_idle_open(&w, &missing, PID, PAGE, err, sizeof err) == ENOENT, "no bitmap");
 	CHECK_CONTAINS(err, "CONFIG_IDLE_PAGE_TRACKING");
 	wss_idle_close(&w);
@@ -328,10 +359,11 @@ int main(void)
 	snprintf(bitmap_path, sizeof bitmap_path, "%s/bitmap", root);
 	mkdir(proc_dir, 0755);
 	mkdir(pid_dir, 0755);
-	paths = (struct wss_paths){ proc_dir, bitmap_path };
+	paths = (struct wss_paths){ .proc = proc_dir, .idle_bitmap = bitmap_path };
 
 	test_usage_parse();
 	test_referenced_files();
+	test_pinned();
 	test_idle();
 	test_idle_many();
 	test_sort();
