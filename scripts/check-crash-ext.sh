@@ -9,7 +9,9 @@ defined=$(mktemp)
 trap 'rm -f "$defined"' EXIT
 {
 	nm -D --defined-only "$crash" | awk '{ print $NF }'
-	ldd "$so" | awk '$3 ~ /^\// { print $3 }' | while read -r lib; do
+	# The libraries the .so links, and the dynamic loader (it defines __tls_get_addr, which
+	# thread-local variables in a -fPIC object call).
+	ldd "$so" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | while read -r lib; do
 		nm -D --defined-only "$lib" | awk '{ print $NF }'
 	done
 } | sed 's/@.*//' | sort -u >"$defined"
