@@ -1,23 +1,37 @@
 #!/usr/bin/env bash
 # bench/valgrind.sh - slowdown of the pagesleuth Valgrind tool against native, side by side
-# with Valgrind's own --tool=none, DHAT and the Lackey --trace-mem route, on one memory-heavy
-# program (tests/valgrind/bench_mem.c: a 64 MiB heap array swept sequentially, page by page
-# and at random, ~1.8e8 data accesses, -O2). Not part of the test suite; prints a markdown
-# table for the README.
+# in one run with Valgrind's --tool=none, DHAT and the Lackey --trace-mem route, on one
+# memory-heavy program (tests/valgrind/bench_mem.c, -O2: a heap array swept sequentially
+# read-modify-write, page by page, and at random). Not part of the test suite; prints a
+# markdown table for the README.
 #
-# Time is CPU time (user + system of the whole command, children included): on a shared
-# machine wall time measures the neighbours. Best of BENCH_REPS runs (default 3), pinned to
-# BENCH_CPU (default 0; "none" = no pinning). Lackey's route costs ~600x or more, so it runs
-# on a small instance (1 pass over 8 MiB) and its ratio is against native on that instance.
-# The objects row needs the heap modules (valgrind/heap.c); it is left out without them.
+# Time is CPU time (user + system of the whole command, children included), best of
+# BENCH_REPS runs (default 3): on a shared machine wall time measures the neighbours. Runs are
+# pinned to BENCH_CPU (default 0; "none" = no pinning).
+#
+# Two programs per configuration:
+#   - the benchmark, BENCH_PASSES passes over BENCH_MIB MiB (default 24 x 64: native >= 2 s,
+#     so the tool's fixed start-up weighs what it weighs for a program that runs a while);
+#   - an empty program (main returns at once): the fixed start-up cost of each
+#     configuration (loading the tool, reading debug information), reported separately.
+# Columns: CPU seconds of the benchmark, x native, the empty program's CPU seconds, and the
+# slowdown with the start-up taken out of both sides ((run - empty) / (native - native empty)),
+# what a longer run tends to.
+#
+# Lackey's route costs ~1000x: it runs on a small instance (LACKEY_PASSES x LACKEY_MIB,
+# default 1 x 8) and is extrapolated by guest instructions (its cost is per trace line:
+# (small - empty) * instructions(big) / instructions(small) + empty); the table says so.
 #
 #   bench/valgrind.sh          builds into $B (default /tmp/bench-build) and measures
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 B=${B:-/tmp/bench-build}
 REPS=${BENCH_REPS:-3}
 CPU=${BENCH_CPU:-0}
+PASSES=${BENCH_PASSES:-24}
+MIB=${BENCH_MIB:-64}
+LPASSES=${LACKEY_PASSES:-1}
+LMIB=${LACKEY_MIB:-8}
 tmp=$(mktemp -d /tmp/bench-valgrind.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -30,9 +44,11 @@ say "building the tool and pagesleuth into $B"
 make -s B="$B" valgrind-tool "$B/pagesleuth" >&2
 lib=$B/valgrind-lib
 cc -O2 -g -o "$tmp/bench_mem" tests/valgrind/bench_mem.c
+printf 'int main(void) { return 0; }\n' >"$tmp/empty.c"
+cc -O2 -o "$tmp/empty" "$tmp/empty.c"
 
-# CPU seconds (user + sys, children included, microsecond resolution) of one run of a
-# shell command line
+# CPU seconds (user + sys, children included) of one run of a shell command line; its
+# standard error is kept in $tmp/err
 cpu_once() {
 	python3 -c '
 import resource, subprocess, sys
@@ -42,9 +58,9 @@ if r.returncode:
     sys.exit(1)
 print("%.3f" % (u.ru_utime + u.ru_stime))' "$1" "$tmp/err" || { say "failed: $1: $(tail -2 "$tmp/err")"; return 1; }
 }
-best() { # COMMAND-LINE
+best() { # COMMAND-LINE [REPS]
 	local b="" t
-	for _ in $(seq "$REPS"); do
+	for _ in $(seq "${2:-$REPS}"); do
 		t=$(cpu_once "$1") || return 1
 		if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$t; fi
 	done
@@ -53,42 +69,54 @@ best() { # COMMAND-LINE
 
 P=${pin[*]:-}
 VG="VALGRIND_LIB=$lib $P valgrind -q"
-big="$tmp/bench_mem"
-small="$tmp/bench_mem 1 8"
-objects=""
-if VALGRIND_LIB=$lib valgrind --tool=pagesleuth --help 2>/dev/null | grep -q -- "--objects"; then
-	objects=yes
-fi
+big="$tmp/bench_mem $PASSES $MIB"
+small="$tmp/bench_mem $LPASSES $LMIB"
+empty="$tmp/empty"
 
 say "native"
 native=$(best "$P $big")
-native_small=$(best "$P $small")
+native_empty=$(best "$P $empty")
 rows=()
-row() { # NAME SECONDS BASE
-	rows+=("$(awk -v n="$1" -v s="$2" -v b="$3" 'BEGIN { printf "| %s | %.3f | %.1f× |", n, s, s / b }')")
+row() { # NAME SECONDS EMPTY-SECONDS [NOTE]
+	rows+=("$(awk -v n="$1" -v s="$2" -v e="$3" -v b="$native" -v be="$native_empty" -v note="${4:-}" 'BEGIN {
+		printf "| %s | %.2f%s | %.1f× | %.2f | %.1f× |", n, s, note, s / b, e, (s - e) / (b - be) }')")
 }
-row "native" "$native" "$native"
-say "--tool=none"
-row "valgrind --tool=none" "$(best "$VG --tool=none $big")" "$native"
-say "dhat"
-row "DHAT (--tool=dhat)" "$(best "$VG --tool=dhat --dhat-out-file=$tmp/dhat.json $big")" "$native"
-say "pagesleuth: working set"
-row "pagesleuth: working set (T = τ = 100k)" \
-	"$(best "$VG --tool=pagesleuth --out=$tmp/ws.rec $big")" "$native"
-say "pagesleuth: working set + hot pages"
-row "pagesleuth: + hot pages (--hot=20)" \
-	"$(best "$VG --tool=pagesleuth --hot=20 --out=$tmp/hot.rec $big")" "$native"
-if [ -n "$objects" ]; then
-	say "pagesleuth: working set + hot pages + objects"
-	row "pagesleuth: + hot pages + objects (--objects=yes)" \
-		"$(best "$VG --tool=pagesleuth --hot=20 --objects=yes --out=$tmp/obj.rec $big")" "$native"
-fi
-say "Lackey --trace-mem route (small instance)"
-lackey=$(REPS=1 best "VALGRIND_LIB=$lib $P valgrind --tool=lackey --trace-mem=yes --log-fd=9 $small 9>&1 >/dev/null | $P $B/pagesleuth lackey -o $tmp/lackey.rec")
-row "Lackey --trace-mem \\| pagesleuth lackey (1 pass, 8 MiB)" "$lackey" "$native_small"
+measure() { # NAME TOOL-ARGS (the program is appended)
+	say "$1"
+	local s e
+	s=$(best "$VG $2 $big")
+	cp "$tmp/err" "$tmp/err.big"
+	e=$(best "$VG $2 $empty")
+	row "$1" "$s" "$e"
+}
+row "native" "$native" "$native_empty"
+measure "valgrind --tool=none" "--tool=none"
+measure "DHAT (--tool=dhat)" "--tool=dhat --dhat-out-file=$tmp/dhat.json"
+measure "pagesleuth: working set (T = τ = 100k)" "--tool=pagesleuth --out=$tmp/ws.rec"
+# instructions of the benchmark, for the Lackey extrapolation (the tool reports them)
+instr_big=$(sed -n 's/.*pagesleuth: \([0-9]*\) instructions.*/\1/p' "$tmp/err.big" | tail -1)
+measure "pagesleuth: + hot pages (--hot=20)" "--tool=pagesleuth --hot=20 --out=$tmp/hot.rec"
+measure "pagesleuth: + hot pages + objects, heap (--objects=yes --obj-globals=no)" \
+	"--tool=pagesleuth --hot=20 --objects=yes --obj-globals=no --out=$tmp/obj.rec"
+measure "pagesleuth: + hot pages + objects, heap and globals (--objects=yes)" \
+	"--tool=pagesleuth --hot=20 --objects=yes --out=$tmp/objg.rec"
 
-echo "| configuration | CPU s | × native |"
-echo "|---|---|---|"
+say "Lackey --trace-mem route (small instance, extrapolated)"
+best "$VG --tool=pagesleuth --out=$tmp/small.rec $small" 1 >/dev/null
+instr_small=$(sed -n 's/.*pagesleuth: \([0-9]*\) instructions.*/\1/p' "$tmp/err" | tail -1)
+lk="VALGRIND_LIB=$lib $P valgrind --tool=lackey --trace-mem=yes --log-fd=9"
+conv="$P $B/pagesleuth lackey -o $tmp/lackey.rec"
+lackey_small=$(best "$lk $small 9>&1 >/dev/null | $conv" 1)
+lackey_empty=$(best "$lk $empty 9>&1 >/dev/null | $conv" 1)
+lackey=$(awk -v s="$lackey_small" -v e="$lackey_empty" -v ib="$instr_big" -v is="$instr_small" \
+	'BEGIN { printf "%.0f", (s - e) * ib / is + e }')
+row "Lackey --trace-mem=yes \\| pagesleuth lackey" "$lackey" "$lackey_empty" " (extrapolated)"
+
+echo "| configuration | CPU s | × native | empty program, CPU s | × native without start-up |"
+echo "|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
-echo "bench_mem: 6 passes over 64 MiB (native $native s); the Lackey row: 1 pass over 8 MiB (native $native_small s)."
+echo "bench_mem $PASSES $MIB: $PASSES passes over $MIB MiB, $instr_big guest instructions (native $native s," \
+	"best of $REPS). Start-up: an empty program under the same configuration. The Lackey" \
+	"row: measured on bench_mem $LPASSES $LMIB ($instr_small instructions: $lackey_small s)" \
+	"and extrapolated per guest instruction to the benchmark."

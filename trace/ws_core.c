@@ -20,8 +20,11 @@ int ws_clock_init(struct ws_clock *c, uint64_t every, uint64_t tau)
 	c->tau = tau;
 	c->k = 1;
 	c->next_t = every;
-	/* Expiry indices of pending touches span at most tau/every + 2 consecutive samples. */
-	c->ring = (uint32_t)(tau / every + 2);
+	/* Expiry indices of pending touches span at most tau/every + 2 consecutive samples;
+	 * a power of two, so a slot is an index & (ring - 1), not a division. */
+	c->ring = 1;
+	while (c->ring < tau / every + 2)
+		c->ring <<= 1;
 	clock_bounds(c);
 	return 0;
 }
@@ -113,8 +116,6 @@ static struct ws_chunk *new_chunk(struct ws_set *s, uint64_t id)
 	if (!c)
 		return 0;
 	zero(c, sizeof *c);
-	for (unsigned i = 0; i < WS_CHUNK; i++)
-		c->p[i].page = UINT64_MAX;
 	c->id = id;
 	size_t h = hash_chunk(id, s->hash_mask);
 	c->hnext = s->hash[h];
@@ -130,77 +131,58 @@ struct ws_page *ws_lookup(const struct ws_set *s, uint64_t page)
 	struct ws_chunk *c = find_chunk(s, page >> WS_CHUNK_BITS);
 	if (!c)
 		return 0;
-	struct ws_page *p = &c->p[page & (WS_CHUNK - 1)];
-	return p->page == page ? p : 0;
+	unsigned i = page & (WS_CHUNK - 1);
+	return c->expiry[i] ? &c->p[i] : 0;
 }
 
-static void unlink_page(struct ws_set *s, struct ws_page *p)
+/* Record a touch in the expiry ring; the entry's slot. */
+static inline __attribute__((always_inline)) void touch_expiry(struct ws_set *s, uint64_t *expiry,
+							       uint64_t x)
 {
-	if (p->prev)
-		p->prev->next = p->next;
+	uint64_t mask = s->clock->ring - 1;
+	if (*expiry >= s->clock->k) /* still counted at its old expiry */
+		s->ring[*expiry & mask]--;
 	else
-		s->ring[p->expiry % s->clock->ring] = p->next;
-	if (p->next)
-		p->next->prev = p->prev;
+		s->live++;
+	s->ring[x & mask]++;
+	*expiry = x;
 }
 
-static void link_page(struct ws_set *s, struct ws_page *p, uint64_t x)
-{
-	p->expiry = x;
-	struct ws_page **head = &s->ring[x % s->clock->ring];
-	p->prev = 0;
-	p->next = *head;
-	if (*head)
-		(*head)->prev = p;
-	*head = p;
-}
-
-static inline __attribute__((always_inline)) struct ws_page *get_page(struct ws_set *s, uint64_t page)
+struct ws_page *ws_touch(struct ws_set *s, uint64_t page, uint64_t t)
 {
 	uint64_t id = page >> WS_CHUNK_BITS;
 	struct ws_chunk *c = find_chunk(s, id);
 	if (!c && !(c = new_chunk(s, id)))
 		return 0;
 	s->last = c;
-	struct ws_page *p = &c->p[page & (WS_CHUNK - 1)];
-	if (p->page != page) {
-		p->page = page;
-		s->pages++;
-	}
-	return p;
-}
-
-struct ws_page *ws_touch(struct ws_set *s, uint64_t page, uint64_t t)
-{
-	struct ws_page *p = get_page(s, page);
-	if (!p)
-		return 0;
+	unsigned i = page & (WS_CHUNK - 1);
 	uint64_t x = ws_clock_expiry(s->clock, t);
-	if (p->expiry != x) {
-		if (p->expiry)
-			unlink_page(s, p);
-		else
-			s->live++;
-		link_page(s, p, x);
+	uint64_t *expiry = &c->expiry[i];
+	if (*expiry != x) {
+		if (!*expiry)
+			s->pages++; /* first touch (expiry indices start at 1) */
+		touch_expiry(s, expiry, x);
 	}
-	return p;
+	return &c->p[i];
 }
 
 int ws_set_copy(struct ws_set *dst, const struct ws_set *src)
 {
-	for (const struct ws_chunk *c = src->chunks; c; c = c->all)
+	for (const struct ws_chunk *c = src->chunks; c; c = c->all) {
+		struct ws_chunk *d = find_chunk(dst, c->id);
+		if (!d && !(d = new_chunk(dst, c->id)))
+			return -1;
 		for (unsigned i = 0; i < WS_CHUNK; i++) {
-			const struct ws_page *sp = &c->p[i];
-			if (sp->page == UINT64_MAX)
+			if (!c->expiry[i])
 				continue;
-			struct ws_page *p = get_page(dst, sp->page);
-			if (!p)
-				return -1;
-			p->count = sp->count;
-			p->user = sp->user;
-			if (sp->expiry)
-				link_page(dst, p, sp->expiry);
+			if (!d->expiry[i])
+				dst->pages++;
+			d->expiry[i] = c->expiry[i];
+			d->p[i] = c->p[i];
 		}
+	}
+	for (uint32_t i = 0; i < src->clock->ring; i++)
+		dst->ring[i] = src->ring[i];
 	dst->live = src->live;
 	dst->samples = src->samples;
 	dst->sum = src->sum;
@@ -210,14 +192,9 @@ int ws_set_copy(struct ws_set *dst, const struct ws_set *src)
 
 uint64_t ws_sample(struct ws_set *s)
 {
-	struct ws_page **head = &s->ring[s->clock->k % s->clock->ring];
-	for (struct ws_page *p = *head, *n; p; p = n) {
-		n = p->next;
-		p->expiry = 0;
-		p->prev = p->next = 0;
-		s->live--;
-	}
-	*head = 0;
+	uint64_t *leaving = &s->ring[s->clock->k & (s->clock->ring - 1)];
+	s->live -= *leaving;
+	*leaving = 0;
 	s->samples++;
 	s->sum += s->live;
 	if (s->live > s->peak)
@@ -225,12 +202,13 @@ uint64_t ws_sample(struct ws_set *s)
 	return s->live;
 }
 
-void ws_for_each(const struct ws_set *s, void (*f)(void *arg, const struct ws_page *p), void *arg)
+void ws_for_each(const struct ws_set *s,
+		 void (*f)(void *arg, uint64_t page, const struct ws_page *p), void *arg)
 {
 	for (const struct ws_chunk *c = s->chunks; c; c = c->all)
 		for (unsigned i = 0; i < WS_CHUNK; i++)
-			if (c->p[i].page != UINT64_MAX)
-				f(arg, &c->p[i]);
+			if (c->expiry[i])
+				f(arg, c->id << WS_CHUNK_BITS | i, &c->p[i]);
 }
 
 /* ---- exp without libm --------------------------------------------------------------------- */

@@ -10,8 +10,9 @@
  * (t - tau, t]. every and tau are independent.
  *
  * Incremental: every page knows the sample index at which it leaves the window
- * (ceil((last_touch + tau) / every)) and sits in a ring of per-sample expiry lists, so a
- * touch is O(1) and a sample only visits the pages that expire at it. */
+ * (ceil((last_touch + tau) / every)), and a ring counts the pages leaving at each pending
+ * sample, so a touch changes two counters and a sample subtracts one: O(1) both, and no
+ * list of pages to relink (a linked expiry list cost a cache miss per neighbour). */
 #ifndef PAGESLEUTH_WS_CORE_H
 #define PAGESLEUTH_WS_CORE_H
 
@@ -25,7 +26,7 @@ struct ws_alloc {
 	void *ctx;
 };
 
-/* Largest tau/every: the expiry ring has tau/every + 2 lists per set. */
+/* Largest tau/every: the expiry ring has tau/every + 2 counters per set. */
 #define WS_MAX_RING (1u << 20)
 
 /* The sampling clock every window set of one run shares. */
@@ -35,7 +36,7 @@ struct ws_clock {
 	uint64_t next_t;   /* its time, k * every */
 	uint64_t exp_lo;   /* touches at t <= switch_t (before next_t) expire at sample exp_lo, */
 	uint64_t switch_t; /* later ones at exp_lo + 1 */
-	uint32_t ring;
+	uint32_t ring;     /* expiry ring size: a power of two >= tau/every + 2 */
 };
 
 /* 0, or -1 if every or tau is 0 or tau/every exceeds WS_MAX_RING - 2. */
@@ -48,21 +49,24 @@ static inline uint64_t ws_clock_expiry(const struct ws_clock *c, uint64_t t)
 	return t <= c->switch_t ? c->exp_lo : c->exp_lo + 1;
 }
 
+/* What the caller keeps per page (hot pages: accesses and the first toucher's frame). The
+ * window state (the expiry index) is kept apart, in an array of its own per chunk, so the
+ * working set alone touches 8 bytes per page: far fewer cache misses on random pages. */
 struct ws_page {
-	uint64_t page;               /* page number (address >> page shift); UINT64_MAX = unused */
-	struct ws_page *prev, *next; /* expiry list */
-	uint64_t expiry;             /* sample index at which it leaves; 0 = not in the window */
-	uint64_t count;              /* free for the caller (hot pages: accesses) */
-	uint32_t user;               /* free for the caller (hot pages: first toucher's frame) */
+	uint64_t count; /* free for the caller (hot pages: accesses) */
+	uint32_t user;  /* free for the caller (hot pages: first toucher's frame) */
 };
 
 /* Pages live in chunks of WS_CHUNK consecutive pages (found through a small hash table of
- * chunks), so neighbouring pages' entries are neighbours in memory. */
+ * chunks), so neighbouring pages' entries are neighbours in memory. expiry[i] is the sample
+ * index at which page id*WS_CHUNK+i leaves the window (in it while >= clock->k); 0 = never
+ * touched (indices start at 1). */
 #define WS_CHUNK_BITS 9
 #define WS_CHUNK (1u << WS_CHUNK_BITS)
 struct ws_chunk {
 	uint64_t id; /* page >> WS_CHUNK_BITS */
 	struct ws_chunk *hnext, *all;
+	uint64_t expiry[WS_CHUNK];
 	struct ws_page p[WS_CHUNK];
 };
 
@@ -72,7 +76,7 @@ struct ws_set {
 	struct ws_chunk **hash, *chunks, *last; /* chunk hash table, list of all, last used */
 	size_t hash_mask, nchunks;
 	size_t pages;                /* distinct pages ever touched */
-	struct ws_page **ring;       /* clock->ring expiry lists */
+	uint64_t *ring;              /* clock->ring counters: pages leaving at sample i */
 	uint64_t live;               /* pages in the window */
 	/* statistics over the samples taken */
 	uint64_t samples, sum, peak;
@@ -92,8 +96,9 @@ uint64_t ws_sample(struct ws_set *s);
 /* Make the empty set dst (ws_set_init'ed on the same clock) a copy of src: same pages,
  * counts, window and statistics. 0, or -1 when out of memory. */
 int ws_set_copy(struct ws_set *dst, const struct ws_set *src);
-/* Call f for every page ever touched (any order). */
-void ws_for_each(const struct ws_set *s, void (*f)(void *arg, const struct ws_page *p), void *arg);
+/* Call f for every page ever touched (any order), with its page number. */
+void ws_for_each(const struct ws_set *s,
+		 void (*f)(void *arg, uint64_t page, const struct ws_page *p), void *arg);
 
 /* ---- online peak detection --------------------------------------------------------------
  * Exponential moving average mu and variance var of the signal x (alpha = 2/(window+1)),

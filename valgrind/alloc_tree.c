@@ -148,7 +148,7 @@ static void frame_info(Addr ip, struct ar_frame *f)
 	f->obj = VG_(get_objname)(ep, ip, &obj) ? VG_(strdup)("ps.fr", obj) : NULL;
 }
 
-void ps_alloc_tree_site(struct ps_site *site, const Addr *ips, UInt n)
+UInt ps_alloc_tree_site(struct ps_site *site, const Addr *ips, UInt n)
 {
 	struct ar_frame *frames = VG_(malloc)("ps.frames", (n ? n : 1) * sizeof *frames);
 	for (UInt i = 0; i < n; i++)
@@ -179,6 +179,7 @@ void ps_alloc_tree_site(struct ps_site *site, const Addr *ips, UInt n)
 	for (int p = (int)g; p >= 0; p = ar_group_parent(rules, (unsigned)p))
 		site->path[at++] = &group_nodes[p].c;
 	tl_assert(at == site->npath);
+	return k;
 }
 
 void ps_alloc_tree_alloc(const struct ps_site *site, SizeT size)

@@ -165,10 +165,14 @@ static struct ps_site *site_of(ExeContext *ec)
 	while (skip + 1 < c.n && in_preload(c.ips[skip]))
 		skip++;
 	s->skip = skip;
-	if (ps_obj_enabled)
-		s->obj = ps_objects_site(c.ips + skip, c.n - skip);
+	/* The rules' discard rules trim the stack for the tree and the objects alike: an
+	 * object is named after (and told apart by) the code that asked for the memory, not
+	 * the wrapper it went through. */
+	UInt discard = 0;
 	if (ps_alloc_tree_enabled)
-		ps_alloc_tree_site(s, c.ips + skip, c.n - skip);
+		discard = ps_alloc_tree_site(s, c.ips + skip, c.n - skip);
+	if (ps_obj_enabled)
+		s->obj = ps_objects_site(c.ips + skip + discard, c.n - skip - discard);
 	VG_(HT_add_node)(sites, s);
 	return s;
 }

@@ -42,7 +42,8 @@ Bool ps_heap_any_block_in(Addr lo, Addr hi);
 
 /* ---- objects.c ------------------------------------------------------------------------ */
 void ps_objects_init(void);
-/* The heap object of an allocation site (first ps_obj_stack_depth frames after skip). */
+/* The heap object of an allocation site (first ps_obj_stack_depth frames after skip and
+ * the frames the discard rules drop). */
 struct ps_obj *ps_objects_site(const Addr *ips, UInt n);
 void ps_objects_block_added(struct ps_obj *o, Addr start, SizeT size);
 void ps_objects_block_removed(Addr start, SizeT size);
@@ -52,8 +53,9 @@ void ps_objects_fini(void);
 /* Read and parse --alloc-rules=FILE; on error print FILE:LINE: reason and exit(1). */
 void ps_alloc_rules_load(const HChar *path);
 void ps_alloc_tree_init(void);
-/* Fill site->path/npath from its stack (frames after site->skip). */
-void ps_alloc_tree_site(struct ps_site *site, const Addr *ips, UInt n);
+/* Fill site->path/npath from its stack (frames after site->skip). Returns how many of its
+ * top frames the discard rules dropped (0 without rules). */
+UInt ps_alloc_tree_site(struct ps_site *site, const Addr *ips, UInt n);
 void ps_alloc_tree_alloc(const struct ps_site *site, SizeT size);
 void ps_alloc_tree_free(const struct ps_site *site, SizeT size);
 void ps_alloc_tree_fini(void);

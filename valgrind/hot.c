@@ -9,22 +9,30 @@
 
 const struct ws_set *ps_ws_proc_set(int data);
 
+struct hot_page {
+	ULong page, count;
+	UInt frame;
+};
+
 struct collect {
-	const struct ws_page **v;
+	struct hot_page *v;
 	SizeT n;
 };
 
-static void add(void *arg, const struct ws_page *p)
+static void add(void *arg, uint64_t page, const struct ws_page *p)
 {
 	struct collect *c = arg;
-	if (p->count)
-		c->v[c->n++] = p;
+	if (p->count) {
+		c->v[c->n].page = page;
+		c->v[c->n].count = p->count;
+		c->v[c->n].frame = p->user;
+		c->n++;
+	}
 }
 
 static Int by_count_desc(const void *a, const void *b)
 {
-	const struct ws_page *x = *(const struct ws_page *const *)a;
-	const struct ws_page *y = *(const struct ws_page *const *)b;
+	const struct hot_page *x = a, *y = b;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	return x->page < y->page ? -1 : x->page > y->page; /* stable output */
@@ -41,10 +49,10 @@ void ps_hot_write(void)
 		VG_(ssort)(c.v, c.n, sizeof *c.v, by_count_desc);
 		for (SizeT i = 0; i < c.n && i < ps_clo_hot; i++) {
 			ps_rec_begin("hot");
-			ps_rec_x("page", c.v[i]->page << ps_clo_page_shift);
+			ps_rec_x("page", c.v[i].page << ps_clo_page_shift);
 			ps_rec_raw("kind", data ? "data" : "code");
-			ps_rec_u("accesses", c.v[i]->count);
-			ps_rec_u("frame", c.v[i]->user);
+			ps_rec_u("accesses", c.v[i].count);
+			ps_rec_u("frame", c.v[i].frame);
 			ps_rec_u("rank", i + 1);
 			ps_rec_end();
 		}

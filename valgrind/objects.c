@@ -49,10 +49,39 @@ struct global_range {
 static OSet *globals;
 
 /* ---- fast path ------------------------------------------------------------------------------ */
-/* The last object range hit: [cache_lo, cache_lo + cache_len). cache_len 0 = empty. */
-static Addr cache_lo;
-static SizeT cache_len;
+/* The last object range the helper saw: [cache_lo, cache_lo + cache_len) holds the first
+ * bytes of cache_obj, or of no object at all (cache_obj NULL: a page known to be empty).
+ * cache_len 0 = empty. The generated code counts accesses in this range itself, into
+ * ps_obj_pend (ps_tool.h), flushed into cache_obj before the range changes. */
+ULong ps_obj_lo, ps_obj_len, ps_obj_pend[2];
+#define cache_lo ps_obj_lo
+#define cache_len ps_obj_len
 static struct ps_obj *cache_obj;
+
+/* Add the accesses the generated code counted to their object. */
+static void flush_pending(void)
+{
+	ULong ld = ps_obj_pend[0], st = ps_obj_pend[1];
+	if (!(ld | st))
+		return;
+	ps_obj_pend[0] = ps_obj_pend[1] = 0;
+	if (!cache_obj)
+		return;
+	const ULong bytes = (1ull << PS_OBJ_PEND_SHIFT) - 1;
+	cache_obj->loads += ld >> PS_OBJ_PEND_SHIFT;
+	cache_obj->bload += ld & bytes;
+	cache_obj->stores += st >> PS_OBJ_PEND_SHIFT;
+	cache_obj->bstore += st & bytes;
+}
+
+/* The range no longer holds what it says (its block was freed, a block or a variable
+ * appeared in an empty page, variables were unloaded): forget it. */
+static void forget_range(void)
+{
+	flush_pending();
+	cache_len = 0;
+	cache_obj = NULL;
+}
 
 /* Pages known to hold no object (direct-mapped by page number). An entry is valid while
  * its generation is current: a new heap block forgets the entries of its own pages, new
@@ -67,6 +96,8 @@ static ULong gen = 1;
 
 static void neg_forget(Addr lo, Addr hi)
 {
+	if (cache_len && !cache_obj && lo < cache_lo + cache_len && cache_lo < hi)
+		forget_range(); /* the empty page of the range is no longer empty */
 	Addr first = lo >> NEG_PAGE_BITS, last = (hi - 1) >> NEG_PAGE_BITS;
 	if (last - first >= NEG_SLOTS) {
 		gen++;
@@ -101,12 +132,22 @@ static Word cmp_range_overlaps_global(const void *key, const void *elem)
 	return r->lo >= g->start + g->size ? 1 : 0;
 }
 
+/* The range becomes the empty page at lo: accesses there need no lookup. */
+static void empty_page(Addr lo)
+{
+	cache_lo = lo;
+	cache_len = 1UL << NEG_PAGE_BITS;
+	cache_obj = NULL;
+}
+
 static struct ps_obj *lookup_slow(Addr a)
 {
 	Addr page = a >> NEG_PAGE_BITS;
 	UInt slot = (UInt)(page & (NEG_SLOTS - 1));
-	if (neg[slot].page == page && neg[slot].gen == gen)
+	if (neg[slot].page == page && neg[slot].gen == gen) {
+		empty_page(page << NEG_PAGE_BITS);
 		return NULL;
+	}
 	struct ps_block *b = ps_heap_block_at(a);
 	if (b) {
 		cache_lo = b->start;
@@ -127,6 +168,7 @@ static struct ps_obj *lookup_slow(Addr a)
 	    !VG_(OSetGen_LookupWithCmp)(globals, &r, cmp_range_overlaps_global)) {
 		neg[slot].page = page;
 		neg[slot].gen = gen;
+		empty_page(lo);
 	}
 	return NULL;
 }
@@ -134,9 +176,12 @@ static struct ps_obj *lookup_slow(Addr a)
 void ps_obj_access(Addr a, SizeT size, Bool is_store)
 {
 	struct ps_obj *o;
+	flush_pending();
 	if (LIKELY(a - cache_lo < cache_len))
-		o = cache_obj;
-	else if (!(o = lookup_slow(a)))
+		o = cache_obj; /* NULL: a page known to hold no object */
+	else
+		o = lookup_slow(a);
+	if (!o)
 		return;
 	if (is_store) {
 		o->stores++;
@@ -205,8 +250,8 @@ void ps_objects_block_added(struct ps_obj *o, Addr start, SizeT size)
 void ps_objects_block_removed(Addr start, SizeT size)
 {
 	(void)size;
-	if (cache_len && cache_lo == start)
-		cache_len = 0;
+	if (cache_len && cache_lo == start && cache_obj)
+		forget_range();
 }
 
 /* ---- global variables ----------------------------------------------------------------------- */
@@ -235,6 +280,7 @@ static void add_globals(ULong di_handle)
 	}
 	VG_(deleteXA)(gbs);
 	gen++;
+	forget_range(); /* an empty page of the range may hold variables now */
 }
 
 static void new_mem_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle)
@@ -252,7 +298,7 @@ static void die_mem_munmap(Addr a, SizeT len)
 		Addr key = g->start;
 		VG_(OSetGen_FreeNode)(globals, VG_(OSetGen_Remove)(globals, &key));
 	}
-	cache_len = 0;
+	forget_range();
 }
 
 void ps_objects_init(void)
@@ -379,6 +425,7 @@ void ps_objects_fini(void)
 {
 	/* Every heap object (they were allocated, even if never touched); global variables only
 	 * when accessed (a program with debug info has thousands, libc's included). */
+	flush_pending();
 	UInt id = 1;
 	for (struct ps_obj *o = all_first; o; o = o->all_next)
 		if (!o->global)

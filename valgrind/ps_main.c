@@ -9,8 +9,11 @@
  *     so it knows the exact instruction number of its access (the time base);
  *   - one code-page helper per run of instructions on the same page (usually one per
  *     superblock), one data helper per load/store (a guarded access only when its guard
- *     holds; a read-modify-write counts as a load and a store, as Lackey's M does).
- * The set of data accesses is Lackey's (--trace-mem=yes), so both routes see the same. */
+ *     holds; a read-modify-write counts as a load and a store, as Lackey's M does), each
+ *     called only when the inline checks cannot account for the access themselves (the
+ *     last page of the epoch, the last object's range: see add_data).
+ * The set of data accesses is Lackey's (--trace-mem=yes), so both routes see the same.
+ * It also ends the records at an exec (the core calls no fini then; see pre_syscall). */
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_clientstate.h"
@@ -24,6 +27,7 @@
 #include "pub_tool_options.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
 #include "pub_tool_xarray.h"
 #include "valgrind.h"
 #include "pagesleuth.h"
@@ -117,8 +121,20 @@ static void add_count(IRSB *sb, ULong *const *counter_ptr, IRExpr *cond, IRExpr 
 	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, ptr, sum));
 }
 
-/* One data access. Unless objects are counted (every access then goes to the helper), the
- * helper is called only when the access is not to ps_last_data_page or spans two pages. */
+/* *where += amount when cond holds (an I1 atom): the objects fast path's pending counts. */
+static void add_pending(IRSB *sb, ULong *where, IRExpr *cond, ULong amount)
+{
+	IRExpr *v = load64(sb, where);
+	IRExpr *inc = tmp(sb, Ity_I64, IRExpr_ITE(cond, IRExpr_Const(IRConst_U64(amount)),
+						  IRExpr_Const(IRConst_U64(0))));
+	IRExpr *sum = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, v, inc));
+	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)where), sum));
+}
+
+/* One data access. The helper is called only when the access is not to ps_last_data_page,
+ * spans two pages, or (objects counted) its first byte is outside the range of the last
+ * object the helper saw ([ps_obj_lo, ps_obj_lo + ps_obj_len)); otherwise the generated
+ * code counts it itself: the page's hot count, the object's pending loads or stores. */
 static void add_data(IRSB *sb, IRExpr *addr, Int size, Bool store, IRExpr *guard, UInt delta,
 		     UInt left, Addr ip)
 {
@@ -126,27 +142,33 @@ static void add_data(IRSB *sb, IRExpr *addr, Int size, Bool store, IRExpr *guard
 		size = 0xffff;
 	UWord arg = (UWord)size | (store ? 1ul << 16 : 0) | (UWord)left << PS_ARG_LEFT_SHIFT |
 		    (UWord)delta << 32;
-	IRExpr *call = guard;
-	if (!ps_obj_enabled) {
-		IRExpr *page = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr,
-							     IRExpr_Const(IRConst_U8(ps_clo_page_shift))));
-		IRExpr *miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, page,
-							    load64(sb, &ps_last_data_page)));
-		if (size > 1) {
-			IRExpr *end = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, addr,
-						IRExpr_Const(IRConst_U64((ULong)size - 1))));
-			IRExpr *endpage = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, end,
-						IRExpr_Const(IRConst_U8(ps_clo_page_shift))));
-			IRExpr *cross = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, endpage, page));
-			miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, miss, cross));
-		}
-		call = guard ? tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, miss, guard)) : miss;
-		if (ps_clo_hot) {
-			IRExpr *skip = tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, miss));
-			if (guard)
-				skip = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, skip, guard));
-			add_count(sb, &ps_last_data_count, skip, IRExpr_Const(IRConst_U64(1)));
-		}
+	IRExpr *page = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr,
+						     IRExpr_Const(IRConst_U8(ps_clo_page_shift))));
+	IRExpr *miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, page,
+						    load64(sb, &ps_last_data_page)));
+	if (size > 1) {
+		IRExpr *end = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, addr,
+					IRExpr_Const(IRConst_U64((ULong)size - 1))));
+		IRExpr *endpage = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, end,
+					IRExpr_Const(IRConst_U8(ps_clo_page_shift))));
+		IRExpr *cross = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, endpage, page));
+		miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, miss, cross));
+	}
+	if (ps_obj_enabled) {
+		IRExpr *off = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, addr, load64(sb, &ps_obj_lo)));
+		IRExpr *out = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLE64U, load64(sb, &ps_obj_len), off));
+		miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, miss, out));
+	}
+	IRExpr *call = guard ? tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, miss, guard)) : miss;
+	if (ps_clo_hot || ps_obj_enabled) {
+		IRExpr *skip = tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, miss));
+		if (guard)
+			skip = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, skip, guard));
+		if (ps_clo_hot)
+			add_pending(sb, &ps_data_hot_pend, skip, 1);
+		if (ps_obj_enabled)
+			add_pending(sb, &ps_obj_pend[store ? 1 : 0], skip,
+				    1ull << PS_OBJ_PEND_SHIFT | (ULong)size);
 	}
 	IRDirty *di;
 	if (ps_clo_hot)
@@ -155,8 +177,7 @@ static void add_data(IRSB *sb, IRExpr *addr, Int size, Bool store, IRExpr *guard
 	else
 		di = unsafeIRDirty_0_N(2, "ps_h_data", VG_(fnptr_to_fnentry)(ps_h_data),
 				       mkIRExprVec_2(addr, mkIRExpr_HWord(arg)));
-	if (call)
-		di->guard = call;
+	di->guard = call;
 	addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
@@ -432,17 +453,107 @@ static void post_clo_init(void)
 	ps_heap_post_clo_init();
 }
 
-static void fini(Int exitcode)
+/* Records completed (at the end, or at an exec): nothing more is recorded. */
+static Bool finished;
+static Bool exec_pending; /* finished at an exec that has not returned yet */
+
+/* The last samples, open peaks, summaries, hot pages, heap records; then the file is synced
+ * and renamed. False (the reason said in one line) if it could not be written. */
+static Bool finish_records(void)
 {
-	(void)exitcode;
+	finished = True;
 	ps_ws_fini();
 	ps_hot_write();
 	ps_heap_fini();
-	if (!ps_out_close())
-		VG_(umsg)("pagesleuth: cannot rename the record file into %s\n", ps_out_path);
-	else
-		VG_(umsg)("pagesleuth: %llu instructions; records in %s\n", ps_instr_count,
+	return ps_out_close();
+}
+
+static void fini(Int exitcode)
+{
+	(void)exitcode;
+	if (finished)
+		return; /* at an exec that failed: said then */
+	if (!finish_records())
+		VG_(exit)(1); /* the program's own status would hide the lost records */
+	VG_(umsg)("pagesleuth: %llu instructions; records in %s\n", ps_instr_count, ps_out_path);
+}
+
+/* A forked child runs in a copy of the tool, with the parent's record file open and a copy
+ * of its unwritten records: were it to write, sync or rename the file (at its exit, or at
+ * the exec of system() and popen()), the parent's records would be cut or doubled. The
+ * child is not recorded. */
+static void at_fork_child(ThreadId tid)
+{
+	(void)tid;
+	ps_out_abandon();
+	finished = True;
+}
+
+/* ---- exec ---------------------------------------------------------------------------------- */
+/* An exec replaces the program (run natively, or by a new Valgrind with
+ * --trace-children=yes): the core does not call fini, so the records are completed at the
+ * exec, as if the program ended there. Valgrind refuses an exec it cannot do before it
+ * happens (the program goes on: execvp tries each PATH directory), so this checks the same
+ * first: the file exists, is a regular file someone may execute, and starts like an ELF
+ * file or a script. */
+static Bool exec_will_run(const HChar *path)
+{
+	SysRes sr = VG_(open)(path, VKI_O_RDONLY, 0);
+	if (sr_isError(sr))
+		return False;
+	Int fd = (Int)sr_Res(sr);
+	struct vg_stat st;
+	UChar magic[4] = { 0, 0, 0, 0 };
+	Bool ok = VG_(fstat)(fd, &st) == 0 && VKI_S_ISREG(st.mode) &&
+		  (st.mode & (VKI_S_IXUSR | VKI_S_IXGRP | VKI_S_IXOTH)) &&
+		  VG_(read)(fd, magic, 4) >= 2 &&
+		  ((magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F') ||
+		   (magic[0] == '#' && magic[1] == '!'));
+	VG_(close)(fd);
+	return ok;
+}
+
+#define AT_FDCWD_ (-100)
+#define AT_EMPTY_PATH_ 0x1000
+
+static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
+{
+	(void)tid;
+	(void)nargs;
+	if (finished || (sysno != __NR_execve && sysno != __NR_execveat))
+		return;
+	HChar path[4096], name[4096];
+	if (sysno == __NR_execve) {
+		client_string(args[0], path, sizeof path);
+	} else {
+		/* execveat(dirfd, name, argv, envp, flags): the file through /proc/self/fd */
+		Int dirfd = (Int)args[0];
+		client_string(args[1], name, sizeof name);
+		if (name[0] == '/' || (dirfd == AT_FDCWD_ && name[0]))
+			VG_(strcpy)(path, name);
+		else if (!name[0] && (args[4] & AT_EMPTY_PATH_))
+			VG_(snprintf)(path, sizeof path, "/proc/self/fd/%d", dirfd);
+		else
+			VG_(snprintf)(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, name);
+	}
+	if (!path[0] || !exec_will_run(path))
+		return;
+	exec_pending = True;
+	if (finish_records())
+		VG_(umsg)("pagesleuth: %llu instructions until exec; records in %s\n", ps_instr_count,
 			  ps_out_path);
+}
+
+static void post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs, SysRes res)
+{
+	(void)tid;
+	(void)args;
+	(void)nargs;
+	if (!exec_pending || (sysno != __NR_execve && sysno != __NR_execveat))
+		return;
+	exec_pending = False;
+	if (sr_isError(res))
+		VG_(umsg)("pagesleuth: the exec failed after the records were completed at it; the rest of the run is not recorded\n");
 }
 
 static void pre_clo_init(void)
@@ -456,6 +567,8 @@ static void pre_clo_init(void)
 	VG_(basic_tool_funcs)(post_clo_init, instrument, fini);
 	VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
 	VG_(needs_client_requests)(client_request);
+	VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+	VG_(atfork)(NULL, NULL, at_fork_child);
 	VG_(track_start_client_code)(on_start_client_code);
 	VG_(track_pre_thread_ll_create)(on_thread_create);
 	VG_(track_pre_thread_ll_exit)(on_thread_exit);

@@ -36,8 +36,10 @@ extern UInt ps_cur_thread;
 
 /* ---- output (out.c) ------------------------------------------------------------------- */
 
-extern VgFile *ps_out;          /* the record file, open from post_clo_init until fini */
-extern const HChar *ps_out_path; /* its final name (written as PATH.tmp, renamed at fini) */
+/* The record file is open from post_clo_init until the end of the run, or until an exec
+ * (the records are completed there: the exec'd image is another program). Records written
+ * while it is not open are dropped. */
+extern const HChar *ps_out_path; /* its final name (written as PATH.tmp, renamed at the end) */
 
 /* One key=value record: ps_rec_begin("obj"); ps_rec_u("id", 3); ...; ps_rec_end(); */
 void ps_rec_begin(const HChar *tag);
@@ -68,19 +70,35 @@ void ps_stack_ids_ips(const Addr *ips, UInt n, HChar *buf, SizeT len);
 void ps_heap_pre_clo_init(void);   /* called at the end of the tool's pre_clo_init */
 Bool ps_heap_process_cmd_line_option(const HChar *arg); /* True if the option was its */
 void ps_heap_print_usage(void);    /* prints its options' --help lines */
-void ps_heap_post_clo_init(void);  /* after ps_out is open and the header written */
+void ps_heap_post_clo_init(void);  /* after the record file is open, its header written */
 /* Set by its option (e.g. --objects=yes); read by the instrumentation at translation time
  * (so it must not change after post_clo_init). */
 extern Bool ps_obj_enabled;
-/* Every client data access (load, store; a read-modify-write is a load then a store) while
- * ps_obj_enabled. Called from a helper: keep it fast. */
+/* A client data access (load, store; a read-modify-write is a load then a store) that
+ * reached the data helper while ps_obj_enabled. Called from a helper: keep it fast. The
+ * others are counted by the generated code (below). */
 void ps_obj_access(Addr a, SizeT size, Bool is_store);
-void ps_heap_fini(void);           /* writes obj and alloc records; ps_out still open */
+/* The objects fast path: an access whose first byte lies in [ps_obj_lo, ps_obj_lo +
+ * ps_obj_len) belongs to the object the helper saw last (or to none: a range holding no
+ * object), and the generated code adds it to ps_obj_pend[0] (loads) or [1] (stores) as
+ * accesses << PS_OBJ_PEND_SHIFT | bytes; the helper flushes them into that object before it
+ * changes the range. The fields cannot overflow: an epoch (ws.c) lasts at most
+ * PS_MAX_EPOCH instructions, so at most 8 * PS_MAX_EPOCH accesses (8 for a gather) fall
+ * between two helper calls. */
+extern ULong ps_obj_lo, ps_obj_len, ps_obj_pend[2];
+#define PS_OBJ_PEND_SHIFT 40
+#define PS_MAX_EPOCH (1ull << 20)
+void ps_heap_fini(void);           /* writes obj and alloc records; the file still open */
 
 /* ---- tool core internals (ps_main, ws, hot, frames, out; the heap modules need not use them) */
 
 Bool ps_out_open(const HChar *path);  /* False if the file cannot be created */
-Bool ps_out_close(void);              /* False if the rename failed */
+Bool ps_out_is_open(void);
+/* Write what is buffered, sync, rename PATH.tmp to PATH. False (after one line saying why,
+ * PATH.tmp removed) if any write, the sync or the rename failed. */
+Bool ps_out_close(void);
+/* A forked child: drop the inherited file (the parent's) without writing to it. */
+void ps_out_abandon(void);
 void ps_out_header(const HChar *source, UInt page_size, const HChar *progname, Int pid,
 		   ULong every, ULong tau, const HChar *cmdline, ULong now_secs);
 
@@ -108,9 +126,10 @@ VG_REGPARM(2) void ps_h_code(Addr ip, UWord arg);
 #define PS_ARG_LEFT_MAX 0x7fff
 /* The generated code's fast path: an access to ps_last_data_page (a one-page access), or a
  * run on ps_last_code_page, changes nothing in the current epoch (ws.c) but its hot count
- * (*ps_last_data_count += 1, *ps_last_code_count += run), so it skips the helper. A
- * superblock that may end after ps_epoch_end calls the code helper at its start. */
-extern ULong ps_last_data_page, ps_last_code_page, ps_epoch_end;
+ * (ps_data_hot_pend += 1, added to *ps_last_data_count by the helper before that pointer
+ * changes; *ps_last_code_count += run), so it skips the helper. A superblock that may end
+ * after ps_epoch_end calls the code helper at its start. */
+extern ULong ps_last_data_page, ps_last_code_page, ps_epoch_end, ps_data_hot_pend;
 extern ULong *ps_last_data_count, *ps_last_code_count;
 void ps_hot_write(void);              /* hot.c: the hot records, at fini */
 

@@ -3,10 +3,11 @@
  * clock of trace/ws_core; online peak detection on the process series with the running
  * thread's call stack at each peak's maximum.
  *
- * Speed: every data access and every superblock's code run calls a helper. The helper's
- * fast path is a per-thread direct-mapped cache of (page, epoch): inside one epoch (a time
- * range in which a touch's expiry sample does not change) a second touch of a page changes
- * nothing, so only the first touch per page per epoch reaches the hash tables. */
+ * Speed: the generated code skips the helpers for accesses to the page the last one touched
+ * in the current epoch (a time range in which a touch's expiry sample does not change, at
+ * most PS_MAX_EPOCH instructions). In the helpers, a per-thread direct-mapped cache of
+ * (page, epoch) catches other pages touched again in the epoch, so only the first touch of
+ * a page per epoch reaches the window sets. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -53,6 +54,10 @@ static struct ws_set proc[NKIND];
 static struct thread_ws **by_vg_tid; /* VG_N_THREADS entries (--max-threads) */
 static struct thread_ws *threads; /* live ones, newest first */
 static struct thread_ws *cur;
+/* Client code runs only after the core said which thread runs it (start_client_code, before
+ * the first instruction: the dynamic loader's accesses are the main thread's). Should an
+ * access still come without a current thread, it counts for the process. */
+static struct thread_ws no_thread;
 /* While the process has had one thread only, that thread's sets would equal the process's:
  * they are not kept (half the work per touch) until a second thread starts, when they
  * become a copy of the process's. */
@@ -66,9 +71,22 @@ ULong ps_last_data_page = ~0ull, ps_last_code_page = ~0ull;
 static ULong dummy_count;
 ULong *ps_last_data_count = &dummy_count, *ps_last_code_count = &dummy_count;
 
+ULong ps_data_hot_pend;
+
+/* The accesses the generated code counted since ps_last_data_count last changed are that
+ * page's: add them before it changes. */
+static inline void flush_data_hot(void)
+{
+	if (ps_data_hot_pend) { /* never without --hot: no store to the page's entry then */
+		*ps_last_data_count += ps_data_hot_pend;
+		ps_data_hot_pend = 0;
+	}
+}
+
 /* Nothing is known to be current: the generated code calls the helpers again. */
 static void forget_last(void)
 {
+	flush_data_hot();
 	ps_last_data_page = ps_last_code_page = ~0ull;
 	ps_last_data_count = ps_last_code_count = &dummy_count;
 }
@@ -111,7 +129,12 @@ void ps_ws_init(void)
 		ws_peak_init(&peaks[k].det, ps_clo_peak_window, ps_clo_peak_gain, ps_clo_peak_adapt);
 	}
 	by_vg_tid = VG_(calloc)("ps.threads", VG_N_THREADS, sizeof *by_vg_tid);
+	for (int k = 0; k < NKIND; k++)
+		for (UInt i = 0; i < CACHE_SIZE; i++)
+			no_thread.cache[k][i].page = ~0ull;
 	epoch_end = clock.switch_t < clock.next_t ? clock.switch_t : clock.next_t;
+	if (epoch_end > PS_MAX_EPOCH)
+		epoch_end = PS_MAX_EPOCH;
 }
 
 void ps_ws_thread_start(ThreadId vg)
@@ -174,6 +197,7 @@ void ps_ws_thread_exit(ThreadId vg)
 	by_vg_tid[vg] = NULL;
 	if (cur == th) {
 		cur = NULL;
+		ps_cur_thread = 0;
 		forget_last();
 	}
 	for (int k = 0; k < NKIND; k++)
@@ -273,13 +297,16 @@ void ps_ws_catch_up(ULong now)
 	epoch++;
 	forget_last();
 	epoch_end = now <= clock.switch_t ? clock.switch_t : clock.next_t;
+	/* bounded, so the objects fast path's pending counters cannot overflow (ps_tool.h) */
+	if (epoch_end - now > PS_MAX_EPOCH)
+		epoch_end = now + PS_MAX_EPOCH;
 }
 
 static struct ws_page *touch_slow(struct thread_ws *th, int k, ULong page, ULong now, Addr ip,
 				   ULong count, struct cache_line *c)
 {
 	struct ws_page *pe = ws_touch(&proc[k], page, now);
-	if (!pe || (!one_thread && !ws_touch(&th->set[k], page, now)))
+	if (!pe || (!one_thread && th != &no_thread && !ws_touch(&th->set[k], page, now)))
 		VG_(tool_panic)((HChar *)"pagesleuth: out of memory");
 	if (ps_clo_hot) {
 		if (pe->count == 0)
@@ -295,7 +322,7 @@ static struct ws_page *touch_slow(struct thread_ws *th, int k, ULong page, ULong
 /* Record a touch; returns the page's process-level entry (its hot count). */
 static inline struct ws_page *touch(int k, ULong page, ULong now, Addr ip, ULong count)
 {
-	struct thread_ws *th = cur;
+	struct thread_ws *th = LIKELY(cur != NULL) ? cur : &no_thread;
 	struct cache_line *c = &th->cache[k][page & (CACHE_SIZE - 1)];
 	if (LIKELY(c->page == page && c->epoch == epoch)) {
 		c->proc->count += count;
@@ -306,12 +333,14 @@ static inline struct ws_page *touch(int k, ULong page, ULong now, Addr ip, ULong
 
 static inline void data_access(Addr a, UWord arg, Addr ip, ULong count)
 {
+	/* The helper runs before the client's access to a: start fetching its line now, so
+	 * the client's cache miss overlaps the miss on the page's entry here instead of
+	 * following it (a prefetch never faults). */
+	__builtin_prefetch((const void *)a);
 	ULong now = ps_instr_count + (arg >> 32);
 	SizeT size = arg & 0xffff;
 	if (UNLIKELY(now > epoch_end))
 		ps_ws_catch_up(now);
-	if (UNLIKELY(!cur))
-		return;
 	ULong first = a >> ps_clo_page_shift, last = (a + (size ? size - 1 : 0)) >> ps_clo_page_shift;
 	struct ws_page *pe = touch(DATA, first, now, ip, count);
 	if (UNLIKELY(last != first)) {
@@ -320,6 +349,7 @@ static inline void data_access(Addr a, UWord arg, Addr ip, ULong count)
 	} else if (now + ((arg >> PS_ARG_LEFT_SHIFT) & PS_ARG_LEFT_MAX) <= epoch_end) {
 		/* the rest of this superblock runs in this epoch: the generated code may skip
 		 * further accesses to this page */
+		flush_data_hot();
 		ps_last_data_page = first;
 		ps_last_data_count = (ULong *)&pe->count;
 	}
@@ -342,8 +372,6 @@ VG_REGPARM(2) void ps_h_code(Addr ip, UWord arg)
 	ULong now = ps_instr_count + (arg >> 32);
 	if (UNLIKELY(now > epoch_end))
 		ps_ws_catch_up(now);
-	if (UNLIKELY(!cur))
-		return;
 	ULong page = ip >> ps_clo_page_shift;
 	struct ws_page *pe = touch(CODE, page, now, ip, ps_clo_hot ? (arg & 0xffff) : 0);
 	if (now + ((arg >> PS_ARG_LEFT_SHIFT) & PS_ARG_LEFT_MAX) <= epoch_end) {
@@ -365,6 +393,7 @@ const struct ws_set *ps_ws_proc_set(int data)
 
 void ps_ws_fini(void)
 {
+	flush_data_hot();
 	ps_ws_catch_up(ps_instr_count + 1);
 	if (ps_clo_peaks)
 		for (int k = 0; k < NKIND; k++)

@@ -129,7 +129,44 @@ check "$T/n.rec" "other 2000 5500 5500 9000 8" "PEAK 5500" \
 run "$T/off.rec" --alloc-tree=no || fail "tool run failed: $(head -3 "$T/off.rec.err")"
 ! grep -q '^alloc ' "$T/off.rec" || fail "alloc records with --alloc-tree=no"
 
-# 4. Malformed rules files and option mistakes: the exact one-line message, exit 1, the
+# 4. Heap objects (--objects=yes) follow the discard rules too: named after the wrapper's
+# caller, at the line of its call (read from the source), and told apart by the trimmed
+# stack; without rules the wrapper is the allocating function. With --obj-stack-depth=1
+# the rules decide what merges: every xmalloc block is one object without them, and with
+# them one object per calling line.
+src=tests/valgrind/alloc_groups.c
+line_of() { grep -n -- "$1" "$src" | head -1 | cut -d: -f1; } # first source line with TEXT
+objs() { # FILE: "name line blocks" of the heap objects, sorted
+	python3 - "$1" <<'PY'
+import sys, urllib.parse
+out = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f and f[0] == "obj":
+        kv = {k: urllib.parse.unquote(v) for k, v in (x.split("=", 1) for x in f[1:])}
+        if kv["kind"] == "heap":
+            out.append("%s %s %s" % (kv["name"], kv["line"], kv["blocks"]))
+print("; ".join(sorted(out)))
+PY
+}
+tcp=$(line_of "tcp_blocks\[i\] = xmalloc") udp=$(line_of "udp_block = calloc") doc=$(line_of "doc = xmalloc")
+re=$(line_of "realloc(doc") own=$(line_of "sink = xmalloc(200)") stats=$(line_of "return xmalloc(300)")
+wrap=$(line_of "void \*p = malloc(n)")
+printf 'discard fn xmalloc\n' >"$T/discard.rules"
+want_rules="main $own 1; parse_doc $doc 1; parse_doc $re 1; tcp_connect $tcp 3; tcp_stats $stats 1; udp_send $udp 1"
+want_plain="parse_doc $re 1; udp_send $udp 1; xmalloc $wrap 1; xmalloc $wrap 1; xmalloc $wrap 1; xmalloc $wrap 3"
+run "$T/o1.rec" --objects=yes --obj-globals=no --alloc-rules="$T/discard.rules" || fail "tool run failed: $(head -3 "$T/o1.rec.err")"
+[ "$(objs "$T/o1.rec")" = "$want_rules" ] || fail "objects with discard rules: $(objs "$T/o1.rec"), expected $want_rules"
+run "$T/o2.rec" --objects=yes --obj-globals=no || fail "tool run failed: $(head -3 "$T/o2.rec.err")"
+[ "$(objs "$T/o2.rec")" = "$want_plain" ] || fail "objects without rules: $(objs "$T/o2.rec"), expected $want_plain"
+run "$T/o3.rec" --objects=yes --obj-globals=no --obj-stack-depth=1 --alloc-rules="$T/discard.rules" ||
+	fail "tool run failed: $(head -3 "$T/o3.rec.err")"
+[ "$(objs "$T/o3.rec")" = "$want_rules" ] || fail "objects with discard rules, depth 1: $(objs "$T/o3.rec"), expected $want_rules"
+run "$T/o4.rec" --objects=yes --obj-globals=no --obj-stack-depth=1 || fail "tool run failed: $(head -3 "$T/o4.rec.err")"
+want="parse_doc $re 1; udp_send $udp 1; xmalloc $wrap 6"
+[ "$(objs "$T/o4.rec")" = "$want" ] || fail "objects without rules, depth 1: $(objs "$T/o4.rec"), expected $want"
+
+# 5. Malformed rules files and option mistakes: the exact one-line message, exit 1, the
 # program not run, no record file.
 bad() { # EXPECTED-LINE OPTION...
 	local want=$1; shift
@@ -162,4 +199,4 @@ printf 'group a\n  fn x\n' >"$T/good.rules"
 bad "valgrind: --alloc-rules needs the allocation tree: drop --alloc-tree=no" --alloc-rules="$T/good.rules" --alloc-tree=no
 bad "valgrind: Invalid boolean value 'on' (should be 'yes' or 'no')" --alloc-tree=on
 
-echo "$name: ok (5 groups exact incl. peak shares, discard, rule-less tree, 15 malformed inputs)"
+echo "$name: ok (5 groups exact incl. peak shares, discard, rule-less tree, objects named through discard rules, 15 malformed inputs)"

@@ -2,7 +2,8 @@
  * pagesleuth tool and stock Lackey's --trace-mem output through `pagesleuth lackey`.
  * Linked statically (no dynamic loader, no malloc replacement: both tools run exactly the
  * same guest instructions); it prints its initial stack address so the test can check both
- * runs had the same stack layout. A few phases of different page counts, with marks. */
+ * runs had the same stack layout. A few phases of different page counts; a mark at main's
+ * start (built dynamically too: the dynamic loader runs before it). */
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -23,6 +24,7 @@ __attribute__((noinline)) static void sweep(char *p, long npages, long stride, l
 int main(int argc, char **argv)
 {
 	(void)argc;
+	PAGESLEUTH_MARK("main"); /* the dynamic loader's work (if any) comes before */
 	char *m = mmap(NULL, 100 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return 1;
