@@ -1,7 +1,10 @@
 /* livehdr.c - the header record and clocks shared by the live sources. See livehdr.h. */
 #include "livehdr.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -30,7 +33,7 @@ uint64_t live_monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void read_first_line(const char *path, char *out, size_t len)
+void live_read_first_line(const char *path, char *out, size_t len)
 {
 	out[0] = '\0';
 	FILE *fp = fopen(path, "re");
@@ -56,7 +59,7 @@ int live_write_header(struct ps_writer *w, uint32_t page_size, const char *pids,
 	char host[256] = "", dump[300], boot_id[64];
 	gethostname(host, sizeof host - 1);
 	snprintf(dump, sizeof dump, "live:%s", host);
-	read_first_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof boot_id);
+	live_read_first_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof boot_id);
 	live_iso_time(time_out);
 	struct ps_header h = {
 		.source = "live",
@@ -72,4 +75,26 @@ int live_write_header(struct ps_writer *w, uint32_t page_size, const char *pids,
 		.pids = pids,
 	};
 	return ps_write_header(w, &h);
+}
+
+bool live_parse_seconds(const char *text, double min, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (!*text || *end || errno || !isfinite(v) || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool live_parse_count(const char *text, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(text, &end, 10);
+	if (!*text || *end || errno || n == 0 || text[0] == '-')
+		return false;
+	*out = n;
+	return true;
 }

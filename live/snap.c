@@ -175,18 +175,6 @@ static void usage(FILE *out)
 		"was interrupted), 2 usage or fatal error.\n");
 }
 
-/* A positive decimal number of seconds, at most a day. */
-static bool parse_seconds(const char *text, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (!*text || *end || errno || !isfinite(v) || v <= 0 || v > 86400)
-		return false;
-	*out = v;
-	return true;
-}
-
 static int parse_options(int argc, char **argv, struct snap_options *opt)
 {
 	static const struct option longopts[] = {
@@ -223,24 +211,20 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		case 'o': opt->out_path = optarg; break;
 		case 'n': opt->no_pages = true; break;
 		case 'e':
-			if (!parse_seconds(optarg, &opt->every)) {
+			/* A positive number of seconds, at most a day. */
+			if (!live_parse_seconds(optarg, 0, 86400, &opt->every) || opt->every <= 0) {
 				fprintf(stderr, "pagesleuth snap: --every %s: not a number of seconds (> 0, at most 86400)\n",
 					optarg);
 				return 2;
 			}
 			break;
-		case 'c': {
-			char *end;
-			errno = 0;
-			unsigned long long n = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || errno || n == 0 || optarg[0] == '-') {
+		case 'c':
+			if (!live_parse_count(optarg, &opt->count)) {
 				fprintf(stderr, "pagesleuth snap: --count %s: not a positive number\n", optarg);
 				return 2;
 			}
-			opt->count = n;
 			have_count = true;
 			break;
-		}
 		case 'j': {
 			char *end;
 			errno = 0;
@@ -279,16 +263,6 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 
 /* ---- header -------------------------------------------------------------------------------- */
 
-static void read_line_file(const char *path, char *out, size_t len)
-{
-	out[0] = '\0';
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return;
-	if (fgets(out, (int)len, fp))
-		out[strcspn(out, "\n")] = '\0';
-	fclose(fp);
-}
 
 /* Are PFNs visible? Root (CAP_SYS_ADMIN) sees them in pagemap and can read /proc/kpage*.
  * Probe with one of our own present pages rather than guessing from the uid. */
@@ -962,7 +936,7 @@ static void snap_process(struct snap *s, uint64_t pid, bool explicit)
 static int read_pmd_shift(unsigned page_shift)
 {
 	char text[64];
-	read_line_file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", text, sizeof text);
+	live_read_first_line("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", text, sizeof text);
 	uint64_t size = strtoull(text, NULL, 10);
 	/* Without THP there are no PMD-mapped THPs; the usual geometry is then only a default. */
 	return size > 1 ? (int)log2_u64(size) : (int)(page_shift + page_shift - 3);

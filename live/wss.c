@@ -533,15 +533,10 @@ static void wss_usage(FILE *out)
 		"(no such process, no permission, a file not readable).\n");
 }
 
-static bool parse_seconds(const char *text, double min, double *out)
+/* Durations: at least a millisecond, at most a year. */
+static bool parse_seconds(const char *text, double *out)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (!*text || *end || errno || !isfinite(v) || v < min || v > 86400.0 * 365)
-		return false;
-	*out = v;
-	return true;
+	return live_parse_seconds(text, 0.001, 86400.0 * 365, out);
 }
 
 static int wss_parse_options(int argc, char **argv, struct wss_options *o)
@@ -568,25 +563,20 @@ static int wss_parse_options(int argc, char **argv, struct wss_options *o)
 			}
 			break;
 		case 'C': o->mode = MODE_CUMULATIVE; break;
-		case 'c': {
-			char *end;
-			errno = 0;
-			unsigned long long n = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || errno || n == 0 || optarg[0] == '-') {
+		case 'c':
+			if (!live_parse_count(optarg, &o->count)) {
 				fprintf(stderr, "pagesleuth wss: --count %s: not a positive number\n", optarg);
 				return 2;
 			}
-			o->count = n;
 			break;
-		}
 		case 'd':
-			if (!parse_seconds(optarg, 0.001, &o->total)) {
+			if (!parse_seconds(optarg, &o->total)) {
 				fprintf(stderr, "pagesleuth wss: --total %s: not a number of seconds (>= 0.001)\n", optarg);
 				return 2;
 			}
 			break;
 		case 'P':
-			if (!parse_seconds(optarg, 0.001, &o->profile_start)) {
+			if (!parse_seconds(optarg, &o->profile_start)) {
 				fprintf(stderr, "pagesleuth wss: --profile %s: not a number of seconds (>= 0.001)\n", optarg);
 				return 2;
 			}
@@ -616,7 +606,7 @@ static int wss_parse_options(int argc, char **argv, struct wss_options *o)
 		return 2;
 	}
 	o->pid = pid;
-	if (!parse_seconds(argv[optind + 1], 0.001, &o->duration)) {
+	if (!parse_seconds(argv[optind + 1], &o->duration)) {
 		fprintf(stderr, "pagesleuth wss: %s: not a duration in seconds (>= 0.001)\n", argv[optind + 1]);
 		return 2;
 	}
