@@ -250,11 +250,13 @@ static bool parse_dec(struct cursor *c, uint64_t *out, bool allow_unknown)
 	uint64_t v = 0;
 	int n = 0;
 	for (; *p >= '0' && *p <= '9'; p++, n++) {
-		if (v > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10) /* exact: v * 10 + d still fits */
 			return false;
-		v = v * 10 + (uint64_t)(*p - '0');
+		v = v * 10 + d;
 	}
-	if (n == 0 || !at_field_end(p))
+	/* All ones is PS_UNKNOWN in memory ("-" is how unknown is written), as in parse_hex. */
+	if (n == 0 || !at_field_end(p) || v == PS_UNKNOWN)
 		return false;
 	*out = v;
 	c->p = p;

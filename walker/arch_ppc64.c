@@ -352,12 +352,19 @@ static int load_vmemmap_list(struct ps_core *c, struct ppc64_state **sp)
 	vmci(c, "OFFSET(vmemmap_backing.virt_addr)", &off_virt);
 	struct ppc64_state *s = *sp;
 	s->chunk_size = UINT64_C(1) << shift;
-	const size_t limit = (size_t)1 << 20; /* a corrupt (cyclic) list stops here */
-	size_t cap = 0;
-	uint64_t node;
+	const size_t limit = (size_t)1 << 20; /* nodes visited: a corrupt list stops here */
+	size_t cap = 0, steps = 0;
+	uint64_t node, mark = 0, power = 1, lap = 0;
 	if (ps_kread_ptr(c, head, &node) != PS_READ_OK)
 		return 0;
-	while (node && s->nchunks < limit) {
+	while (node && steps++ < limit) {
+		/* A cyclic list ends where it comes back (Brent: MARK is the node a power of two
+		 * steps back, so no extra reads); rejected nodes count too. */
+		if (node == mark)
+			break;
+		if (++lap == power) {
+			mark = node, power *= 2, lap = 0;
+		}
 		uint64_t virt, phys, next;
 		if (ps_kread_ptr(c, node + off_virt, &virt) != PS_READ_OK ||
 		    ps_kread_ptr(c, node + off_phys, &phys) != PS_READ_OK ||

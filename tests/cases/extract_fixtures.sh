@@ -16,6 +16,9 @@
 #     Debian's ppc64el kernel has no BTF): gtcheck for every workload process; d31 equals d1
 #     with `x` read as `m`, every workload-region page `x`, and the QEMU ELF has the same
 #     resident maps as d31 page by page;
+#   - ppc64le-hash (the same kernel booted with disable_radix: the hash MMU's page tables),
+#     QEMU ELF with ppc64le's BTF + System.map: gtcheck for every workload process, every
+#     workload-region page mapped, and console.log shows the kernel chose the hash MMU;
 #   - armhf, ppc32 e500 (64-bit PTEs) and e500 (32-bit PTEs) QEMU ELF dumps (no VMCOREINFO
 #     note; the committed BTF): gtcheck for every workload process (tests/tools/gt2check.py
 #     leaves out ARM's [vectors] gate page and adjusts ppc32's [vdso] for gtcap's own exit),
@@ -170,6 +173,20 @@ if extract "$ASAN" ppc64le qemu.elf "$T/ppc64le-elf.rec" "${ppc64_ti[@]}"; then
 	# The same resident maps as the real kdump -d 31 of that boot, its data pages `x`.
 	[ -s "$T/ppc64le-d31.rec" ] &&
 		{ python3 tests/cases/lib/records.py same-resident "$T/ppc64le-elf.rec" "$T/ppc64le-d31.rec" || fail=1; }
+fi
+#    ppc64le-hash: the same kernel package booted with disable_radix, so the walker reads
+#    the hash MMU's Linux page tables (64K: 8/10/10/8 index bits, PTE fragments twice the
+#    table). QEMU ELF; its BTF and System.map are the ppc64le fixture's (linked files).
+grep -q 'hash-mmu: Initializing hash mmu' tests/fixtures/data/ppc64le-hash/console.log ||
+	bad "ppc64le-hash: console.log does not show the kernel choosing the hash MMU"
+ppc64h_ti=(--btf "$(fx_btf ppc64le-hash)" --system-map "$T/ppc64le-hash.System.map")
+# (a symbolic link: zstd skips those given by name unless forced, so read it from stdin)
+zstd -q -dc <tests/fixtures/data/ppc64le-hash/System.map.zst >"$T/ppc64le-hash.System.map" ||
+	bad "ppc64le-hash: System.map.zst does not decompress"
+if extract "$ASAN" ppc64le-hash qemu.elf "$T/ppc64le-hash-elf.rec" "${ppc64h_ti[@]}"; then
+	check_gt ppc64le-hash "$T/ppc64le-hash-elf.rec"
+	check_report "$T/ppc64le-hash-elf.rec" ppc64le-hash
+	python3 tests/cases/lib/records.py region-tags "$T/ppc64le-hash-elf.rec" "$T/gt.ppc64le-hash" m || fail=1
 fi
 # 6. armhf (ARMv7 short descriptors, HIGHMEM kernel) and ppc32 Book-E (e500 with 64- and
 #    32-bit PTEs, PG_idle/PG_young in page_ext): QEMU ELF dumps without a VMCOREINFO note

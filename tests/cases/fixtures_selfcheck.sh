@@ -58,7 +58,19 @@ for man in "$fx"/data/*/MANIFEST; do
         # Decompress once; the stamp is the expected sha256 of the raw dump.
         if [ "$(cat "$raw.ok" 2>/dev/null)" != "$sum" ] || [ ! -f "$raw" ]; then
             rm -f "$raw" "$raw.ok"
-            zstd -q -d --long=27 -f "$d/$file" -o "$raw" || say_fail "$name: $file does not decompress"
+            # patch_from=FX/FILE:N: compressed against the first N bytes of FX's FILE (zstd
+            # --patch-from); FX sorts before this fixture, so it is decompressed already.
+            pf=$(sed -n 's/.*patch_from=\([^ ]*\).*/\1/p' <<<"$rest") pfarg=()
+            if [ -n "$pf" ]; then
+                src=$cache/${pf%%/*}/$(basename "${pf%:*}")
+                [ -f "$src" ] || say_fail "$name: $file is compressed against $pf, which is not there"
+                head -c "${pf##*:}" "$src" >"$raw.ref"
+                [ "$(sha256sum <"$raw.ref" | cut -d' ' -f1)" = "$(sed -n 's/.*patch_from_sha256=\([0-9a-f]*\).*/\1/p' <<<"$rest")" ] ||
+                    say_fail "$name: $file is compressed against $pf, which changed since: regenerate $name"
+                pfarg=(--patch-from="$raw.ref")
+            fi
+            zstd -q -d --long=31 -f "${pfarg[@]}" "$d/$file" -o "$raw" || say_fail "$name: $file does not decompress"
+            rm -f "$raw.ref"
             [ "$(sha256sum "$raw" | cut -d' ' -f1)" = "$sum" ] || say_fail "$name: $file sha256 mismatch"
             echo "$sum" > "$raw.ok"
         fi

@@ -5,7 +5,9 @@
 #   fx_dump FIXTURE FILE     path of the decompressed dump (qemu.elf, kdump-d1.kdump, ...),
 #                            decompressed once into the cache as fixtures_selfcheck.sh does:
 #                            <cache>/fixtures/unpacked/FIXTURE/FILE with FILE.ok holding the
-#                            MANIFEST's raw_sha256 (the same stamp, so either reuses the other's)
+#                            MANIFEST's raw_sha256 (the same stamp, so either reuses the other's);
+#                            a dump with patch_from=FX/FILE:N was compressed against the first N
+#                            bytes of FX's FILE (zstd --patch-from): fx_patch_ref makes that
 #   fx_btf FIXTURE           path of the decompressed committed vmlinux.btf
 #   fx_gtcheck DIR           builds tests/tools/gtcheck into DIR/gtcheck (echoes the path)
 #   fx_groundtruth FIXTURE DIR   tests/tools/gt2check.py's files for FIXTURE in DIR
@@ -21,20 +23,43 @@ if ! { mkdir -p "$FX_CACHE" 2>/dev/null && [ -w "$FX_CACHE" ]; }; then
 	mkdir -p "$FX_CACHE"
 fi
 
+# fx_manifest_field FIXTURE FILE KEY: KEY=value of FILE.zst's dump line in FIXTURE's MANIFEST.
+fx_manifest_field() {
+	awk -v f="$2.zst" -v k="$3=" '$1 == "dump" && $3 == f {
+		for (i = 4; i <= NF; i++) if (index($i, k) == 1) print substr($i, length(k) + 1) }' \
+		"$FX_DATA/$1/MANIFEST"
+}
+
+# fx_patch_ref FIXTURE FILE OUT: the --patch-from reference of a dump (nothing to do if none).
+fx_patch_ref() {
+	local pf want src
+	pf=$(fx_manifest_field "$1" "$2" patch_from)
+	[ -n "$pf" ] || return 0
+	want=$(fx_manifest_field "$1" "$2" patch_from_sha256)
+	src=$(fx_dump "${pf%%/*}" "$(basename "${pf%:*}")") || return 1
+	head -c "${pf##*:}" "$src" >"$3"
+	[ "$(sha256sum "$3" | cut -d' ' -f1)" = "$want" ] ||
+		{ echo "fx_dump: $1/$2 was compressed against $pf, which changed since: regenerate $1" >&2; return 1; }
+}
+
 fx_dump() { # FIXTURE FILE
-	local name=$1 file=$2 man sum raw
+	local name=$1 file=$2 man sum raw ref pf_arg=()
 	man=$FX_DATA/$name/MANIFEST
 	[ -f "$man" ] || { echo "fx_dump: $man: no such fixture" >&2; return 1; }
-	sum=$(awk -v f="$file.zst" '$1 == "dump" && $3 == f {
-		for (i = 4; i <= NF; i++) if ($i ~ /^raw_sha256=/) { sub("raw_sha256=", "", $i); print $i } }' "$man")
+	sum=$(fx_manifest_field "$name" "$file" raw_sha256)
 	[ -n "$sum" ] || { echo "fx_dump: $name: $file.zst is not a dump in its MANIFEST" >&2; return 1; }
 	raw=$FX_CACHE/$name/$file
 	if [ "$(cat "$raw.ok" 2>/dev/null)" != "$sum" ] || [ ! -f "$raw" ]; then
 		command -v zstd >/dev/null || { echo "fx_dump: zstd not installed" >&2; return 1; }
 		mkdir -p "$FX_CACHE/$name"
 		rm -f "$raw.ok"
-		zstd -q -d --long=27 -f "$FX_DATA/$name/$file.zst" -o "$raw.tmp$$" ||
-			{ rm -f "$raw.tmp$$"; echo "fx_dump: $name/$file.zst does not decompress" >&2; return 1; }
+		ref=$raw.ref$$
+		fx_patch_ref "$name" "$file" "$ref" || { rm -f "$ref"; return 1; }
+		# --long=31: a --patch-from frame's window spans the whole dump.
+		[ -f "$ref" ] && pf_arg=(--patch-from="$ref")
+		zstd -q -d --long=31 -f "${pf_arg[@]}" "$FX_DATA/$name/$file.zst" -o "$raw.tmp$$" ||
+			{ rm -f "$raw.tmp$$" "$ref"; echo "fx_dump: $name/$file.zst does not decompress" >&2; return 1; }
+		rm -f "$ref"
 		[ "$(sha256sum "$raw.tmp$$" | cut -d' ' -f1)" = "$sum" ] ||
 			{ rm -f "$raw.tmp$$"; echo "fx_dump: $name/$file: sha256 differs from the MANIFEST" >&2; return 1; }
 		mv -f "$raw.tmp$$" "$raw"
