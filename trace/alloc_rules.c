@@ -388,6 +388,17 @@ static bool parse_line(struct ar_rules *r, struct line_tokens *lt, unsigned line
 				  "' (segments of letters, digits, _ . + -, separated by /)");
 			return false;
 		}
+		unsigned depth = 1;
+		for (const char *c = path; *c; c++)
+			depth += *c == '/';
+		if (depth > AR_MAX_GROUP_DEPTH) {
+			set_error(err, line, "group '", path, "' is nested too deeply (at most 32 levels)");
+			return false;
+		}
+		if (r->ngroups > AR_MAX_GROUPS) { /* groups[0] is the default group */
+			set_error(err, line, "too many groups (at most 10000)", 0, 0);
+			return false;
+		}
 		if (find_group(r, path, str_len(path)) >= 0) {
 			set_error(err, line, "group '", path, str_eq(path, "other") ?
 				  "' is the default group's name" : "' is defined twice");

@@ -56,6 +56,10 @@ unsigned ar_discard(const struct ar_rules *r, const struct ar_frame *frames, uns
  * table. Descends the group tree: the first top-level group in file order that matches, then
  * its first matching child, and so on; AR_GROUP_OTHER when no top-level group matches. */
 #define AR_GROUP_OTHER 0u
+/* Limits that keep a hostile rules file cheap: group lookup is a linear search and matching
+ * recurses once per nesting level (on Valgrind's small tool stack). */
+#define AR_MAX_GROUPS 10000u
+#define AR_MAX_GROUP_DEPTH 32u
 unsigned ar_classify(const struct ar_rules *r, const struct ar_frame *frames, unsigned n);
 
 /* The group table: index 0 is the default group "other" (top level); 1.. are the file's

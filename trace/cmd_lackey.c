@@ -307,6 +307,8 @@ static int parse_access(const char *p, const char *end, uint64_t *addr, uint64_t
 static int line(struct conv *c, const char *p, size_t len, uint64_t lineno)
 {
 	uint64_t addr, size;
+	if (len && p[len - 1] == '\r')
+		len--; /* a log that went through a CRLF text conversion */
 	if (len >= 3 && p[0] == 'I' && p[1] == ' ' && p[2] == ' ') {
 		if (parse_access(p + 3, p + len, &addr, &size) < 0)
 			goto bad;
@@ -351,10 +353,17 @@ static int line(struct conv *c, const char *p, size_t len, uint64_t lineno)
 	}
 	c->skipped++;
 	return 0;
-bad:
-	fprintf(stderr, "pagesleuth lackey: %s:%llu: malformed Lackey trace line '%.*s'\n",
-		c->o.in ? c->o.in : "-", (unsigned long long)lineno, (int)(len > 60 ? 60 : len), p);
+bad: {
+	/* at most 60 bytes of the line, control and non-ASCII bytes shown as '?' */
+	char shown[61];
+	size_t n = len > 60 ? 60 : len;
+	for (size_t i = 0; i < n; i++)
+		shown[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+	shown[n] = 0;
+	fprintf(stderr, "pagesleuth lackey: %s:%llu: malformed Lackey trace line '%s'\n",
+		c->o.in ? c->o.in : "-", (unsigned long long)lineno, shown);
 	return -1;
+}
 fail:
 	if (c->w && ps_writer_error(c->w) && *ps_writer_error(c->w))
 		fprintf(stderr, "pagesleuth lackey: %s\n", ps_writer_error(c->w));
@@ -379,7 +388,8 @@ static int finish(struct conv *c)
 		const struct ws_set *s = &c->set[k];
 		if (s->samples) {
 			/* the tool's rounding: 3 decimals, half up, in integers */
-			unsigned long long milli = (s->sum * 1000 + s->samples / 2) / s->samples;
+			unsigned long long milli = s->sum / s->samples * 1000 +
+						   ((s->sum % s->samples) * 1000 + s->samples / 2) / s->samples;
 			snprintf(avg[k], sizeof avg[k], "%llu.%03llu", milli / 1000, milli % 1000);
 		} else {
 			avg[k][0] = 0;

@@ -233,8 +233,12 @@ static void *new_block(ThreadId tid, SizeT size, SizeT align, Bool zero)
 		return NULL;
 	if (align < VG_(clo_alignment))
 		align = VG_(clo_alignment);
+	/* Valgrind's allocator panics on an alignment above 16 MiB: the client gets NULL (as
+	 * from glibc when it cannot satisfy the request) instead of a dead run. */
+	if (align > ((SizeT)16 << 20))
+		return NULL;
 	while (align & (align - 1)) /* a power of two, as glibc rounds it */
-		align++;
+		align = (align | (align - 1)) + 1;
 	void *p = VG_(cli_malloc)(align, size);
 	if (!p)
 		return NULL;

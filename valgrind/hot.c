@@ -7,8 +7,6 @@
 #include "ps_tool.h"
 #include "ws_core.h"
 
-const struct ws_set *ps_ws_proc_set(int data);
-
 struct hot_page {
 	ULong page, count;
 	UInt frame;

@@ -231,8 +231,9 @@ void ps_rec_frac(const HChar *k, ULong num, ULong den)
 		put("-", 1);
 		return;
 	}
-	/* rounded to 3 decimals with integers: the tool has no floating-point printf */
-	ULong milli = (num * 1000 + den / 2) / den;
+	/* rounded to 3 decimals with integers: the tool has no floating-point printf; split so
+	 * num * 1000 cannot overflow on a long run (num: pages summed over all samples) */
+	ULong milli = num / den * 1000 + ((num % den) * 1000 + den / 2) / den;
 	HChar frac[4] = { (HChar)('0' + milli / 100 % 10), (HChar)('0' + milli / 10 % 10),
 			  (HChar)('0' + milli % 10), 0 };
 	put_u(milli / 1000);

@@ -465,6 +465,8 @@ static Bool finish_records(void)
 	ps_ws_fini();
 	ps_hot_write();
 	ps_heap_fini();
+	/* last: the tid=0 summary closes the trace, so a reader seeing it has seen everything */
+	ps_ws_write_process_summary();
 	return ps_out_close();
 }
 

@@ -114,7 +114,13 @@ void ps_ws_thread_start(ThreadId vg_tid); /* a thread was created / the main thr
 void ps_ws_thread_exit(ThreadId vg_tid);
 void ps_ws_switch_thread(ThreadId vg_tid); /* this thread runs client code from now on */
 void ps_ws_catch_up(ULong now);       /* take the samples due at or before now-1 */
-void ps_ws_fini(void);                /* last samples' summaries, open peaks */
+void ps_ws_fini(void);                /* last samples, open peaks, threads' summaries */
+/* The tid=0 summary: the file's last record (docs/record-format.md), written by ps_main.c
+ * after every other record, hot pages and heap records included. */
+void ps_ws_write_process_summary(void);
+struct ws_set;
+/* The process-level working-set sets (data != 0: data, else code), for hot.c. */
+const struct ws_set *ps_ws_proc_set(int data);
 /* The instrumentation's helpers (called from generated code). arg packs: bits 0-15 the
  * access size, bit 16 store, bits 17-31 instructions left in the superblock after this
  * one, bits 32-63 instructions since the counter was last updated (this one included). */

@@ -384,8 +384,6 @@ VG_REGPARM(2) void ps_h_code(Addr ip, UWord arg)
 	}
 }
 
-/* For hot.c: the process-level sets. */
-const struct ws_set *ps_ws_proc_set(int data);
 const struct ws_set *ps_ws_proc_set(int data)
 {
 	return &proc[data ? DATA : CODE];
@@ -401,5 +399,9 @@ void ps_ws_fini(void)
 				write_peak(k);
 	for (struct thread_ws *th = threads; th; th = th->next)
 		write_summary(th->num, one_thread ? proc : th->set);
+}
+
+void ps_ws_write_process_summary(void)
+{
 	write_summary(0, proc);
 }

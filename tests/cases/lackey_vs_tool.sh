@@ -92,6 +92,20 @@ env LD_PRELOAD="$padded" VALGRIND_LIB="$VGLIB" valgrind --tool=lackey --trace-me
 [ "$(grep -v '^header' "$T/file.rec")" = "$(grep -v '^header' "$T/lackey.rec")" ] ||
 	fail "a trace file and the pipe give different records"
 
+# the same trace with CRLF line ends (a log copied through a Windows machine), and with a
+# 3 MB line of program output in it (longer than the read buffer: skipped, counted)
+sed 's/$/\r/' "$T/trace" >"$T/trace.crlf"
+"$PAGESLEUTH" lackey --ws-every=3000 --ws-tau=3000 "$T/trace.crlf" -o "$T/crlf.rec" 2>"$T/conv.err" ||
+	fail "pagesleuth lackey on CRLF lines: $(head -3 "$T/conv.err")"
+[ "$(grep -v '^header' "$T/crlf.rec")" = "$(grep -v '^header' "$T/file.rec")" ] ||
+	fail "CRLF line ends give different records"
+{ head -5 "$T/trace"; head -c 3000000 /dev/zero | tr '\0' x; echo; tail -n +6 "$T/trace"; } >"$T/trace.long"
+"$PAGESLEUTH" lackey --ws-every=3000 --ws-tau=3000 "$T/trace.long" -o "$T/long.rec" 2>"$T/conv.err" ||
+	fail "pagesleuth lackey with a 3 MB line: $(head -3 "$T/conv.err")"
+[ "$(grep -v '^header' "$T/long.rec")" = "$(grep -v '^header' "$T/file.rec")" ] ||
+	fail "a 3 MB line of program output changes the records"
+tail -1 "$T/long.rec" | grep -q "^ws t=[0-9]* tid=0 .*final=1" || fail "lackey: the last record is not the tid=0 summary"
+
 # streamed: the converter's memory does not grow with the trace (same pages, 8x the lines)
 cat >"$T/gen.awk" <<'AWK'
 BEGIN {
@@ -123,7 +137,10 @@ printf '==1== Lackey\nI  0040a000,3\n L 1fff0000,8\nI  00zz,3\n' >"$T/bad1"
 printf '==1== Lackey\nhello\n' >"$T/bad2"
 printf ' L 1fff0000,8\n' >"$T/bad3"
 printf 'I  0040a000,3\n S 1fff0000,\n' >"$T/bad4"
-for case in "bad1:bad1:4: malformed" "bad2:no Lackey trace lines" "bad3:before the first instruction" "bad4:bad4:2: malformed"; do
+printf 'I  0040a000,3\nI  0040' >"$T/bad5" # cut short in the middle of a line
+printf 'I  0040a000,3\n L 1fff\0000,8\n' >"$T/bad6"
+for case in "bad1:bad1:4: malformed" "bad2:no Lackey trace lines" "bad3:before the first instruction" "bad4:bad4:2: malformed" \
+	"bad5:bad5:2: malformed Lackey trace line 'I  0040'" "bad6:bad6:2: malformed Lackey trace line ' L 1fff?0,8'"; do
 	f=${case%%:*} msg=${case#*:}
 	if "$PAGESLEUTH" lackey "$T/$f" -o "$T/bad.rec" >"$T/bad.out" 2>&1; then
 		fail "malformed trace $f accepted"

@@ -63,7 +63,7 @@ fi
 
 # ---- exec -------------------------------------------------------------------------------------
 mkdir "$T/ex"
-vgrun --out="$T/ex/e.rec" --ws-every=1000 --ws-tau=1000000 "$T/exec_after" /bin/sh -c "echo ran >'$T/ran'" \
+vgrun --out="$T/ex/e.rec" --hot=4 --ws-every=1000 --ws-tau=1000000 "$T/exec_after" /bin/sh -c "echo ran >'$T/ran'" \
 	>/dev/null 2>"$T/ex.err" || fail "exec_after under the tool: $(head -3 "$T/ex.err")"
 [ "$(cat "$T/ran" 2>/dev/null)" = ran ] || fail "exec: the exec'd program did not run"
 [ "$(ls -A "$T/ex")" = e.rec ] || fail "exec: files left: $(ls -A "$T/ex")"
@@ -78,6 +78,10 @@ awk '$1 == "mark" { split($2, t, "="); m[$4] = t[2] }
      END { if (!m["text=before"] || !m["text=after"] || n != 2 || f["tid=0"] < m["text=after"] || f["tid=1"] != f["tid=0"] || last < 50) {
 		print "marks", m["text=before"], m["text=after"], "summaries", n, f["tid=0"], f["tid=1"], "last sample", last; exit 1 } }' \
 	"$T/ex/e.rec" || fail "exec: the records are not complete"
+# The process's summary closes the trace: the last record, after the hot pages.
+grep -q "^hot " "$T/ex/e.rec" || fail "exec: no hot records"
+tail -1 "$T/ex/e.rec" | grep -q "^ws t=[0-9]* tid=0 .*final=1" ||
+	fail "exec: the last record is not the tid=0 summary: $(tail -1 "$T/ex/e.rec")"
 echo "exec: records complete at the exec, nothing left behind"
 
 # ---- forked children (one exits, one execs, as system() does) leave the parent's file alone:
@@ -92,5 +96,7 @@ awk '$1 == "mark" && $4 == "text=parent" { split($2, t, "="); m = t[2] }
      $1 == "ws" && /final=1/ { split($2, t, "="); f[$3] = t[2]; n++ }
      END { if (!m || n != 2 || f["tid=0"] < m || f["tid=1"] != f["tid=0"]) { print "mark", m, "summaries", n; exit 1 } }' \
 	"$T/fk/f.rec" || fail "fork: the parent's records are not complete, or the children's are in them"
+tail -1 "$T/fk/f.rec" | grep -q "^ws t=[0-9]* tid=0 .*final=1" ||
+	fail "fork: the last record is not the tid=0 summary: $(tail -1 "$T/fk/f.rec")"
 echo "fork: the children left the parent's record file alone"
 echo "valgrind_out: ok"

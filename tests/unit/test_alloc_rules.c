@@ -1,7 +1,9 @@
 /* Unit tests for trace/alloc_rules: glob, parsing and its errors, discard, group
  * classification (tree descent, first match in file order, same-frame combinations), and
  * the lazy peak accounting against an eager reference on random alloc/free sequences. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "alloc_rules.h"
 #include "check.h"
@@ -222,6 +224,43 @@ static void test_errors(void)
 	CHECK_U64(live_allocs, before);
 }
 
+/* Hostile sizes: deep nesting and very many groups are refused quickly (group lookup is
+ * linear and matching recurses per level); the limits themselves are accepted. */
+static void test_limits(void)
+{
+	static char text[600000];
+	size_t n = 0;
+	char path[200] = "g";
+	for (unsigned d = 1; d <= 33; d++) {
+		if (d > 1)
+			strcat(path, "/g");
+		n += (size_t)snprintf(text + n, sizeof text - n, "group %s\n fn f%u\n", path, d);
+		struct ar_error e;
+		struct ar_rules *r = ar_parse(text, n, &A, &e);
+		if (d <= 32) {
+			CHECK(r != NULL, "depth %u refused: %u: %s", d, e.line, e.reason);
+			CHECK(r && ar_classify(r, (struct ar_frame[]){ { "f1", 0, 0 } }, 1) == 1,
+			      "depth %u: classify", d);
+		} else {
+			CHECK(r == NULL && e.line == 2 * d - 1, "depth %u: line %u", d, e.line);
+			CHECK_CONTAINS(e.reason, "nested too deeply");
+		}
+		ar_rules_free(r);
+	}
+	n = 0;
+	for (unsigned g = 1; g <= 10001; g++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "group g%u\n fn f\n", g);
+	struct ar_error e;
+	struct ar_rules *r = ar_parse(text, n, &A, &e);
+	CHECK(r == NULL && e.line == 2 * 10001 - 1, "10001 groups: line %u", e.line);
+	CHECK_CONTAINS(e.reason, "too many groups");
+	ar_rules_free(r);
+	n -= strlen("group g10001\n fn f\n");
+	r = ar_parse(text, n, &A, &e);
+	CHECK(r != NULL && ar_group_count(r) == 10001, "10000 groups refused: %s", e.reason);
+	ar_rules_free(r);
+}
+
 /* Lazy peak accounting vs. an eager reference that copies every counter at each new heap
  * maximum. Counters: 4 "leaves" and a "parent" over leaves 0 and 1. */
 static void test_peaks(void)
@@ -349,6 +388,7 @@ int main(void)
 	test_qualified_name();
 	test_parse_example();
 	test_errors();
+	test_limits();
 	test_peaks();
 	test_random_texts();
 	CHECK_U64(live_allocs, 0);
