@@ -54,7 +54,7 @@ $(B)-asan/tests/%: tests/unit/%.c $(call obj,$(B)-asan,$(CORE_SRC)) $(HDRS)
 	$(CC) $(BASE) -O1 -g $(SAN) $< $(call obj,$(B)-asan,$(CORE_SRC)) $(LDLIBS) -o $@
 
 # Fuzzers (libFuzzer, clang): the record parser, and the walker over synthetic memory.
-$(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(WALKER_SRC) $(HDRS)
+$(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(WALKER_SRC) $(HDRS) $(wildcard fuzz/*.h)
 	@mkdir -p $(dir $@)
 	clang $(BASE) -g -O1 -fsanitize=fuzzer,address,undefined $< $(LIB_SRC) $(WALKER_SRC) $(LDLIBS) -o $@
 # Trace records through the analyzer (model, trace analyses, every renderer).

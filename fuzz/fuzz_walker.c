@@ -31,6 +31,7 @@
 #include "core.h"
 #include "kinfo.h"
 #include "records.h"
+#include "fuzz_readback.h"
 #include "walker.h"
 
 /* ---- the x86_64 facts (pagesleuth profile --btf tests/fixtures/data/x86_64/vmlinux.btf) -- */
@@ -550,36 +551,6 @@ static void undo_patches(void)
 
 static FILE *devnull;
 
-static void read_back(const char *out, size_t outlen)
-{
-	int fd = memfd_create("walker-out", MFD_CLOEXEC);
-	if (fd < 0)
-		abort();
-	for (size_t done = 0; done < outlen;) {
-		ssize_t w = write(fd, out + done, outlen - done);
-		if (w <= 0)
-			abort();
-		done += (size_t)w;
-	}
-	lseek(fd, 0, SEEK_SET);
-	char *err = NULL;
-	struct ps_reader *r = ps_reader_open_fd(fd, "walker-out", &err);
-	if (!r) {
-		fprintf(stderr, "walker output does not open: %s\n---\n%.*s\n", err, (int)outlen, out);
-		abort();
-	}
-	struct ps_record rec;
-	int rc;
-	while ((rc = ps_read(r, &rec)) == 1)
-		;
-	if (rc < 0) {
-		fprintf(stderr, "walker output does not read back: %s\n---\n%.*s\n", ps_reader_error(r),
-			(int)outlen, out);
-		abort();
-	}
-	ps_reader_close(r);
-	close(fd);
-}
 
 static void run_walker(uint8_t opt)
 {

@@ -48,6 +48,7 @@
 #include "kinfo.h"
 #include "mm_internal.h"
 #include "records.h"
+#include "fuzz_readback.h"
 #include "walker.h"
 
 #define MEM_SIZE (UINT64_C(8) << 20)
@@ -1038,36 +1039,6 @@ static void undo_patches(struct image *im)
 
 /* ---- a run ------------------------------------------------------------------------------------ */
 
-static void read_back(const char *out, size_t outlen)
-{
-	int fd = memfd_create("walker-out", MFD_CLOEXEC);
-	if (fd < 0)
-		abort();
-	for (size_t done = 0; done < outlen;) {
-		ssize_t w = write(fd, out + done, outlen - done);
-		if (w <= 0)
-			abort();
-		done += (size_t)w;
-	}
-	lseek(fd, 0, SEEK_SET);
-	char *err = NULL;
-	struct ps_reader *r = ps_reader_open_fd(fd, "walker-out", &err);
-	if (!r) {
-		fprintf(stderr, "walker output does not open: %s\n---\n%.*s\n", err, (int)outlen, out);
-		abort();
-	}
-	struct ps_record rec;
-	int rc;
-	while ((rc = ps_read(r, &rec)) == 1)
-		;
-	if (rc < 0) {
-		fprintf(stderr, "walker output does not read back: %s\n---\n%.*s\n", ps_reader_error(r),
-			(int)outlen, out);
-		abort();
-	}
-	ps_reader_close(r);
-	close(fd);
-}
 
 struct visit_state {
 	uint64_t start, end, last_va, events;
