@@ -56,11 +56,11 @@ $(B)-asan/tests/%: tests/unit/%.c $(call obj,$(B)-asan,$(CORE_SRC)) $(HDRS)
 # Fuzzers (libFuzzer, clang): the record parser, and the walker over synthetic memory.
 $(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(WALKER_SRC) $(HDRS) $(wildcard fuzz/*.h)
 	@mkdir -p $(dir $@)
-	clang $(BASE) -g -O1 -fsanitize=fuzzer,address,undefined $< $(LIB_SRC) $(WALKER_SRC) $(LDLIBS) -o $@
+	clang $(BASE) -Werror -g -O1 -fsanitize=fuzzer,address,undefined $< $(LIB_SRC) $(WALKER_SRC) $(LDLIBS) -o $@
 # Trace records through the analyzer (model, trace analyses, every renderer).
 $(B)/fuzz/fuzz_trace: fuzz/fuzz_trace.c $(LIB_SRC) $(ANALYZER_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
-	clang $(BASE) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(LIB_SRC) $(ANALYZER_SRC) $(LDLIBS) -o $@
+	clang $(BASE) -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(LIB_SRC) $(ANALYZER_SRC) $(LDLIBS) -o $@
 
 # ---- crash-ext/: pagesleuth.so for crash (`extend pagesleuth.so`) -------------------------
 # Built against one crash's defs.h (crash's structures move between versions; the library

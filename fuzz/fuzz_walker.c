@@ -31,6 +31,7 @@
 #include "core.h"
 #include "kinfo.h"
 #include "records.h"
+#include "fuzz_patch.h"
 #include "fuzz_readback.h"
 #include "walker.h"
 
@@ -509,18 +510,15 @@ static const struct ps_target_ops fz_ops = {
 
 /* ---- patches -------------------------------------------------------------------------------- */
 
-#define MAX_PATCHES 64
-#define MAX_PATCH_LEN 32
-static struct { uint64_t pa; uint8_t len, old[MAX_PATCH_LEN]; } undo[MAX_PATCHES];
-static unsigned nundo;
+static struct fz_patch_log patch_log;
 
 static void apply_patches(const uint8_t *p, size_t n)
 {
-	nundo = 0;
-	while (n >= 4 && nundo < MAX_PATCHES) {
+	patch_log.n = 0;
+	while (n >= 4 && !fz_patch_full(&patch_log)) {
 		unsigned obj = p[0] % O_COUNT;
 		uint64_t off = (uint64_t)p[1] | (uint64_t)p[2] << 8;
-		unsigned len = p[3] % MAX_PATCH_LEN + 1;
+		unsigned len = p[3] % FZ_MAX_PATCH_LEN + 1;
 		p += 4, n -= 4;
 		if (len > n)
 			len = (unsigned)n;
@@ -531,21 +529,11 @@ static void apply_patches(const uint8_t *p, size_t n)
 		uint64_t pa = objs[obj].pa + off % objs[obj].len;
 		if (pa + len > MEM_SIZE)
 			len = (unsigned)(MEM_SIZE - pa);
-		undo[nundo].pa = pa, undo[nundo].len = (uint8_t)len;
-		memcpy(undo[nundo].old, mem + pa, len);
-		memcpy(mem + pa, p, len);
-		nundo++;
+		fz_patch(&patch_log, mem + pa, p, len);
 		p += len, n -= len;
 	}
 }
 
-static void undo_patches(void)
-{
-	while (nundo) {
-		nundo--;
-		memcpy(mem + undo[nundo].pa, undo[nundo].old, undo[nundo].len);
-	}
-}
 
 /* ---- mode 0/1: the whole walker ------------------------------------------------------------ */
 
@@ -744,6 +732,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run_walker(opt);
 	else
 		run_pt(opt, arg, patches, size > 2 ? size - 2 : 0);
-	undo_patches();
+	fz_unpatch_all(&patch_log);
 	return 0;
 }

@@ -48,6 +48,7 @@
 #include "kinfo.h"
 #include "mm_internal.h"
 #include "records.h"
+#include "fuzz_patch.h"
 #include "fuzz_readback.h"
 #include "walker.h"
 
@@ -966,10 +967,7 @@ static const struct ps_target_ops fz_ops = {
 
 /* ---- patches ----------------------------------------------------------------------------------- */
 
-#define MAX_PATCHES 64
-#define MAX_PATCH_LEN 32
-static struct { uint64_t pa; uint8_t len, old[MAX_PATCH_LEN]; } undo[MAX_PATCHES];
-static unsigned nundo;
+static struct fz_patch_log patch_log;
 
 static uint64_t obj_pa(const struct image *im, unsigned o, uint64_t off)
 {
@@ -985,18 +983,15 @@ static void patch(struct image *im, uint64_t pa, const uint8_t *bytes, unsigned 
 {
 	if (pa + len > im->base + MEM_SIZE)
 		len = (unsigned)(im->base + MEM_SIZE - pa);
-	undo[nundo].pa = pa, undo[nundo].len = (uint8_t)len;
-	memcpy(undo[nundo].old, im->mem + (pa - im->base), len);
-	memcpy(im->mem + (pa - im->base), bytes, len);
-	nundo++;
+	fz_patch(&patch_log, im->mem + (pa - im->base), bytes, len);
 }
 
 static void apply_patches(struct image *im, const uint8_t *p, size_t n)
 {
-	nundo = 0;
-	while (n >= 4 && nundo < MAX_PATCHES) {
+	patch_log.n = 0;
+	while (n >= 4 && !fz_patch_full(&patch_log)) {
 		uint64_t pa = obj_pa(im, p[0], (uint64_t)p[1] | (uint64_t)p[2] << 8);
-		uint8_t ctl = p[3], b[MAX_PATCH_LEN];
+		uint8_t ctl = p[3], b[FZ_MAX_PATCH_LEN];
 		p += 4, n -= 4;
 		if (ctl < 0x80) {
 			unsigned len = (ctl & 31u) + 1;
@@ -1029,13 +1024,6 @@ static void apply_patches(struct image *im, const uint8_t *p, size_t n)
 	}
 }
 
-static void undo_patches(struct image *im)
-{
-	while (nundo) {
-		nundo--;
-		memcpy(im->mem + (undo[nundo].pa - im->base), undo[nundo].old, undo[nundo].len);
-	}
-}
 
 /* ---- a run ------------------------------------------------------------------------------------ */
 
@@ -1242,6 +1230,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	apply_patches(im, data + skip, size - skip);
 	struct ps_walk_result res;
 	(void)run(im, data[1], data[2], data[3], override, &res, false);
-	undo_patches(im);
+	fz_unpatch_all(&patch_log);
 	return 0;
 }
