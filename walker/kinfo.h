@@ -147,7 +147,7 @@
 	X(PG_ACTIVE, "PG_active", KI_REQ)                                                      \
 	X(PG_WORKINGSET, "PG_workingset", KI_OPT)                                              \
 	X(PG_ERROR, "PG_error", KI_OPT)                                                        \
-	X(PG_SLAB, "PG_slab", KI_REQ)                                                          \
+	X(PG_SLAB, "PG_slab", KI_OPT) /* a page flag up to 6.9, a page type since (46df8e73a4a3) */ \
 	X(PG_OWNER_PRIV_1, "PG_owner_priv_1", KI_REQ)                                          \
 	X(PG_ARCH_1, "PG_arch_1", KI_OPT)                                                      \
 	X(PG_RESERVED, "PG_reserved", KI_REQ)                                                  \
@@ -179,7 +179,26 @@
 	X(MAPLE_DENSE, "maple_dense", KI_OPT)                                                  \
 	X(MAPLE_LEAF_64, "maple_leaf_64", KI_OPT)                                              \
 	X(MAPLE_RANGE_64, "maple_range_64", KI_OPT)                                            \
-	X(MAPLE_ARANGE_64, "maple_arange_64", KI_OPT)
+	X(MAPLE_ARANGE_64, "maple_arange_64", KI_OPT)                                          \
+	/* enum pagetype (kversion.c): PGTY_* top byte since 6.12 (commit 4ffca5a96678) */   \
+	X(PGTY_BUDDY, "PGTY_buddy", KI_OPT)                                                    \
+	X(PGTY_OFFLINE, "PGTY_offline", KI_OPT)                                                \
+	X(PGTY_TABLE, "PGTY_table", KI_OPT)                                                    \
+	X(PGTY_GUARD, "PGTY_guard", KI_OPT)                                                    \
+	X(PGTY_HUGETLB, "PGTY_hugetlb", KI_OPT)                                                \
+	X(PGTY_SLAB, "PGTY_slab", KI_OPT)                                                      \
+	X(PGTY_ZSMALLOC, "PGTY_zsmalloc", KI_OPT)                                              \
+	X(PGTY_UNACCEPTED, "PGTY_unaccepted", KI_OPT)                                          \
+	/* ... and inverted bits in 6.10-6.11 (PG_slab above is then one of them) */         \
+	X(PAGE_TYPE_BASE, "PAGE_TYPE_BASE", KI_OPT)                                            \
+	X(PAGE_MAPCOUNT_RESERVE, "PAGE_MAPCOUNT_RESERVE", KI_OPT)                              \
+	X(PG_BUDDY_TYPE, "PG_buddy", KI_OPT)                                                   \
+	X(PG_OFFLINE_TYPE, "PG_offline", KI_OPT)                                               \
+	X(PG_TABLE_TYPE, "PG_table", KI_OPT)                                                   \
+	X(PG_GUARD_TYPE, "PG_guard", KI_OPT)                                                   \
+	X(PG_HUGETLB_TYPE, "PG_hugetlb", KI_OPT)                                               \
+	X(PG_ZSMALLOC_TYPE, "PG_zsmalloc", KI_OPT)                                             \
+	X(PG_UNACCEPTED_TYPE, "PG_unaccepted", KI_OPT)
 
 /* X(ID, "symbol", REQ|OPT) -> runtime address (see ps_core_symbol in core.h) */
 #define PS_KI_SYMBOLS(X)                                                                      \

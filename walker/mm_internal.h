@@ -98,7 +98,8 @@ void mm_path_cache_free(struct ps_walker *w);
 /* Walk the page tables of [v->start, v->end) and write runs (and the sum) per detail. */
 int mm_walk_vma_pages(struct ps_walker *w, const struct mm_space *mm, uint64_t top,
 		      const struct mm_vma *v);
-int mm_pages_init(struct ps_walker *w);
+/* 0, or -1: out of memory (*why NULL) or a kernel whose page types are unknown (*why). */
+int mm_pages_init(struct ps_walker *w, const char **why);
 /* Address of PFN's struct page through mem_section or FLATMEM's node_mem_map (VMCOREINFO),
  * for architectures without vmemmap; 0 if unknown. */
 uint64_t mm_memmap_page_addr(struct ps_walker *w, uint64_t pfn);

@@ -22,6 +22,7 @@
  * scattered page cache costs one small read per 64 frames.
  */
 #include "mm_internal.h"
+#include "kversion.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -30,13 +31,6 @@
 #define WIN_PAGES 64
 #define CACHE_SLOTS 1024
 #define MAX_FOLIO_ORDER 18  /* 1 GiB of 4K pages: larger "folios" are corrupt */
-
-/* 6.1 include/linux/page-flags.h: page_type values (in _mapcount's place). */
-#define PAGE_TYPE_BASE 0xf0000000u
-#define PAGE_MAPCOUNT_RESERVE (-128)
-#define PG_TYPE_BUDDY_61 0x00000080u
-#define PG_TYPE_OFFLINE_61 0x00000100u
-#define PG_TYPE_TABLE_61 0x00000200u
 
 /* include/uapi/linux/kernel-page-flags.h and include/linux/kernel-page-flags.h */
 enum {
@@ -61,8 +55,8 @@ struct mm_page_cache {
 		pg_writeback, pg_head, pg_mappedtodisk, pg_reclaim, pg_swapbacked,
 		pg_unevictable, pg_mlocked, pg_uncached, pg_hwpoison, pg_young, pg_idle,
 		pg_arch_2, pg_swapcache, pg_double_map;
-	uint32_t type_buddy, type_offline, type_table;
-	int64_t hugetlb_dtor;  /* PS_KI_ABSENT if unknown */
+	struct ps_page_types types; /* page_type encoding (kversion.h) */
+	int64_t hugetlb_dtor;  /* PS_KI_ABSENT if unknown (6.9+: a page type) */
 
 	uint64_t zero_pfn;     /* PS_UNKNOWN if unknown */
 	bool no_pte_special;   /* 32-bit ARM without LPAE (see mm_pages_init) */
@@ -102,12 +96,13 @@ static int bit_of(const struct ps_walker *w, enum ps_ki_enum id)
 	return v == PS_KI_ABSENT || v < 0 || v >= 64 ? -1 : (int)v;
 }
 
-static uint32_t vmcoreinfo_type(struct ps_walker *w, const char *key, uint32_t dflt)
+static bool vmci_number(void *ctx, const char *key, int64_t *out)
 {
 	uint64_t v;
-	if (ps_core_vmcoreinfo_u64(&w->c, key, &v))
-		return ~(uint32_t)v; /* NUMBER(PAGE_BUDDY_MAPCOUNT_VALUE) = ~PG_buddy */
-	return dflt;
+	if (!ps_core_vmcoreinfo_u64(ctx, key, &v))
+		return false;
+	*out = (int64_t)v; /* NUMBER() is decimal, maybe negative: two's complement */
+	return true;
 }
 
 static void memmap_init(struct ps_walker *w);
@@ -129,8 +124,9 @@ static uint64_t arm_zero_pfn(struct ps_walker *w)
 	return pc->flat_start + (p - pc->flat_map) / pc->psize;
 }
 
-int mm_pages_init(struct ps_walker *w)
+int mm_pages_init(struct ps_walker *w, const char **why)
 {
+	*why = NULL;
 	if (w->pages)
 		return 0;
 	struct mm_page_cache *pc = calloc(1, sizeof *pc);
@@ -194,9 +190,15 @@ int mm_pages_init(struct ps_walker *w)
 	if (pc->pg_swapcache < 0)
 		pc->pg_swapcache = pc->pg_owner_priv_1; /* PG_swapcache = PG_owner_priv_1 */
 	pc->pg_double_map = bit_of(w, PS_KI_PG_DOUBLE_MAP);
-	pc->type_buddy = vmcoreinfo_type(w, "NUMBER(PAGE_BUDDY_MAPCOUNT_VALUE)", PG_TYPE_BUDDY_61);
-	pc->type_offline = vmcoreinfo_type(w, "NUMBER(PAGE_OFFLINE_MAPCOUNT_VALUE)", PG_TYPE_OFFLINE_61);
-	pc->type_table = PG_TYPE_TABLE_61; /* not in VMCOREINFO */
+	/* A kernel whose page types cannot be told is refused: a typed page read as mapped
+	 * would be counted, and a hugetlb folio would be read as THP. */
+	if (ps_page_types_resolve(&w->c.ki, ps_kver_parse(w->c.release), vmci_number, &w->c,
+				  &pc->types, why) != 0) {
+		mm_pages_free(w);
+		return -1;
+	}
+	if (pc->pg_slab >= 0 && pc->types.slab)
+		pc->pg_slab = -1; /* 6.10-6.11: PG_slab names a page type, not a flag */
 	pc->hugetlb_dtor = mm_enum(w, PS_KI_HUGETLB_PAGE_DTOR);
 
 	pc->zero_pfn = PS_UNKNOWN;
@@ -656,6 +658,8 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 	if (compound) {
 		if (pc->o_dtor >= 0 && pc->hugetlb_dtor != PS_KI_ABSENT && page_field(w, head_pfn, pc->o_dtor, 1, &v))
 			hugetlb = (int64_t)v == pc->hugetlb_dtor;
+		else if (pc->types.hugetlb) /* 6.9+: a type of the head (folio_test_hugetlb) */
+			hugetlb = ps_page_is_type(&pc->types, h.type, pc->types.hugetlb);
 		if (pc->o_entire >= 0 && page_field(w, head_pfn, pc->o_entire, 4, &v))
 			folio_mapcount = (int32_t)v;
 		else if (pc->o_cmapcount >= 0 && page_field(w, head_pfn, pc->o_cmapcount, 4, &v))
@@ -665,8 +669,9 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 	}
 	bool anon = h.mapping & 1;                /* PAGE_MAPPING_ANON, on the folio */
 	bool ksm = (h.mapping & 3) == 3;          /* PAGE_MAPPING_KSM */
-	bool slab = fbit(h.flags, pc->pg_slab);   /* PageSlab: PF_NO_TAIL, the head's */
-	bool has_type = (int32_t)p.type < PAGE_MAPCOUNT_RESERVE;
+	/* PageSlab: PF_NO_TAIL, the head's; a type of the head since 6.10 (46df8e73a4a3) */
+	bool slab = fbit(h.flags, pc->pg_slab) || ps_page_is_type(&pc->types, h.type, pc->types.slab);
+	bool has_type = ps_page_has_type(&pc->types, p.type);
 
 	/* page_mapcount() */
 	int64_t mc = (int64_t)p.mapcount + 1;
@@ -730,11 +735,11 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 	} else if (pfn == pc->zero_pfn) {
 		u |= PS_PF(PS_PF_ZERO_PAGE);
 	}
-	if ((p.type & (PAGE_TYPE_BASE | pc->type_buddy)) == PAGE_TYPE_BASE)
+	if (ps_page_is_type(&pc->types, p.type, pc->types.buddy))
 		u |= PS_PF(PS_PF_BUDDY);
-	if ((p.type & (PAGE_TYPE_BASE | pc->type_offline)) == PAGE_TYPE_BASE)
+	if (ps_page_is_type(&pc->types, p.type, pc->types.offline))
 		u |= PS_PF(PS_PF_OFFLINE);
-	if ((p.type & (PAGE_TYPE_BASE | pc->type_table)) == PAGE_TYPE_BASE)
+	if (ps_page_is_type(&pc->types, p.type, pc->types.table))
 		u |= PS_PF(PS_PF_PGTABLE);
 	if (fbit(h.flags, pc->pg_idle)) /* page_is_idle: the folio's flag on 64-bit */
 		u |= PS_PF(PS_PF_IDLE);
@@ -749,8 +754,7 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 	}
 	uint64_t k = p.flags;
 	u |= copy_bit(k, pc->pg_locked, PS_PF_LOCKED);
-	u |= copy_bit(k, pc->pg_slab, PS_PF_SLAB);
-	if (tail && slab)
+	if (slab)
 		u |= PS_PF(PS_PF_SLAB);
 	u |= copy_bit(k, pc->pg_error, PS_PF_ERROR);
 	u |= copy_bit(k, pc->pg_dirty, PS_PF_DIRTY);

@@ -671,8 +671,13 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 		ps_set_err(err, "%s", ps_writer_error(out));
 		return -1;
 	}
-	if (mm_pages_init(w) != 0) {
-		ps_set_err(err, "walker: out of memory");
+	const char *why;
+	if (mm_pages_init(w, &why) != 0) {
+		if (why)
+			ps_set_err(err, "walker: %s (kernel %s)", why,
+				   w->c.release[0] ? w->c.release : "of unknown release");
+		else
+			ps_set_err(err, "walker: out of memory");
 		return -1;
 	}
 

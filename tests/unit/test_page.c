@@ -232,6 +232,7 @@ static bool walk_vma(struct fake *f, uint64_t start, uint64_t end, uint64_t vm_f
 		ki->member[PS_KI_VM_FAULT_ORIG_PTE].size = 4;
 	bool ok = CHECK(ps_core_set_kinfo(&w->c, ki) == 0, "kinfo: %s", w->c.err);
 	free(ki);
+	snprintf(w->c.release, sizeof w->c.release, "6.1.0"); /* the page-type table's row */
 	FILE *fp = tmpfile();
 	struct ps_writer *out = fp ? ps_writer_open_stream(fp, "test") : NULL;
 	struct ps_walk_options opt = { .detail = PS_DETAIL_PAGES };
@@ -243,7 +244,8 @@ static bool walk_vma(struct fake *f, uint64_t start, uint64_t end, uint64_t vm_f
 		w->out = out;
 		w->opt = &opt;
 		w->res = &r->res;
-		ok = CHECK(mm_pages_init(w) == 0, "mm_pages_init");
+		const char *why;
+		ok = CHECK(mm_pages_init(w, &why) == 0, "mm_pages_init: %s", why ? why : "");
 	}
 	if (ok) {
 		struct mm_space mm = { .id = 1, .tgid = 100, .readable = true };

@@ -757,6 +757,133 @@ out:
 	free(f);
 }
 
+/* The kallsyms tables of other kernel generations, built as scripts/kallsyms.c lays them
+ * out, with 600 symbols (three markers) "T_text", "T_stext", "Tsym_0002".. 16 bytes apart
+ * from 0xffffffff81000000, and a decoy "0\01\0..9\0" string before the real token table:
+ *   OLD_LAYOUT (Linux 5.x, VMCOREINFO lists nothing: found by structure): offsets,
+ *     relative_base, num_syms (PTR), names, markers (PTR), token_table, token_index, each
+ *     label 8-byte aligned;
+ *   PC_RELATIVE (7.0+): num_syms (.long), names, markers (.long), token_table,
+ *     token_index, offsets (place-relative), 4-byte aligned; once listed in VMCOREINFO
+ *     without kallsyms_relative_base, once found by structure. */
+enum ksym_layout { OLD_LAYOUT, PC_RELATIVE_LISTED, PC_RELATIVE_FOUND };
+
+static uint64_t ksym_addr(int i) { return 0xffffffff81000000ull + 16 * (uint64_t)i; }
+
+static void test_kallsyms_layouts(void)
+{
+	enum { N = 600 };
+	for (int layout = OLD_LAYOUT; layout <= PC_RELATIVE_FOUND; layout++) {
+		struct fake *f = calloc(1, sizeof *f);
+		x86_setup(f, false);
+		vmci(f, "SYMBOL(_stext)", "%llx", (unsigned long long)ksym_addr(1));
+		const uint64_t va0 = X86_IMAGE_VA + 0x100000, pa0 = X86_IMAGE_PA + 0x100000;
+		/* a decoy digit run that is not followed by a token index */
+		put_bytes(f, pa0 - 0x8000, "0\0" "1\0" "2\0" "3\0" "4\0" "5\0" "6\0" "7\0" "8\0" "9\0", 20);
+		static uint8_t img[64 * 1024];
+		memset(img, 0, sizeof img);
+		size_t at = 0;
+		const bool old = layout == OLD_LAYOUT;
+		const size_t al = old ? 8 : 4;
+#define ALIGN_AT() (at = (at + al - 1) & ~(al - 1))
+		size_t offs_at = 0, base_at = 0, num_at;
+		if (old) {
+			offs_at = at;
+			for (int i = 0; i < N; i++) /* positive distances from the base */
+				memcpy(img + at + 4 * i, &(uint32_t){ (uint32_t)(ksym_addr(i) - ksym_addr(0)) }, 4);
+			at += 4 * N;
+			ALIGN_AT();
+			base_at = at;
+			memcpy(img + at, &(uint64_t){ ksym_addr(0) }, 8);
+			at += 8;
+		}
+		ALIGN_AT();
+		num_at = at;
+		memcpy(img + at, &(uint32_t){ N }, 4);
+		at += old ? 8 : 4;
+		ALIGN_AT();
+		size_t names_at = at;
+		uint64_t markers[(N + 255) / 256];
+		for (int i = 0; i < N; i++) {
+			if (i % 256 == 0)
+				markers[i / 256] = at - names_at;
+			char name[16];
+			if (i < 2)
+				snprintf(name, sizeof name, "T%s", i == 0 ? "_text" : "_stext");
+			else
+				snprintf(name, sizeof name, "Tsym_%04d", i);
+			img[at++] = (uint8_t)strlen(name);
+			memcpy(img + at, name, strlen(name)); /* token c = character c */
+			at += strlen(name);
+		}
+		ALIGN_AT();
+		size_t markers_at = at;
+		for (int m = 0; m < (N + 255) / 256; m++) {
+			if (old)
+				memcpy(img + at, &markers[m], 8);
+			else
+				memcpy(img + at, &(uint32_t){ (uint32_t)markers[m] }, 4);
+			at += old ? 8 : 4;
+		}
+		ALIGN_AT();
+		size_t ttab_at = at;
+		uint16_t tidx[256];
+		for (int i = 0; i < 256; i++) {
+			tidx[i] = (uint16_t)(at - ttab_at);
+			img[at++] = (char)(i > 0 && i < 128 ? i : 'z');
+			img[at++] = 0;
+		}
+		ALIGN_AT();
+		size_t tidx_at = at;
+		memcpy(img + at, tidx, sizeof tidx);
+		at += sizeof tidx;
+		if (!old) {
+			ALIGN_AT();
+			offs_at = at;
+			for (int i = 0; i < N; i++) {
+				int64_t rel = (int64_t)(ksym_addr(i) - (va0 + at + 4 * (uint64_t)i));
+				memcpy(img + at + 4 * i, &(int32_t){ (int32_t)rel }, 4);
+			}
+			at += 4 * N;
+		}
+#undef ALIGN_AT
+		put_bytes(f, pa0, img, at);
+		(void)markers_at;
+		if (layout == PC_RELATIVE_LISTED) {
+			vmci(f, "SYMBOL(kallsyms_num_syms)", "%llx", (unsigned long long)(va0 + num_at));
+			vmci(f, "SYMBOL(kallsyms_names)", "%llx", (unsigned long long)(va0 + names_at));
+			vmci(f, "SYMBOL(kallsyms_token_table)", "%llx", (unsigned long long)(va0 + ttab_at));
+			vmci(f, "SYMBOL(kallsyms_token_index)", "%llx", (unsigned long long)(va0 + tidx_at));
+			vmci(f, "SYMBOL(kallsyms_offsets)", "%llx", (unsigned long long)(va0 + offs_at));
+		}
+		(void)base_at;
+		struct ps_target t = fake_target(f, "x86_64");
+		struct ps_core *c = calloc(1, sizeof *c);
+		if (CHECK(ps_core_open(c, &t) == 0, "layout %d: open: %s", layout, c->err)) {
+			uint64_t a = 0;
+			CHECK(ps_kallsyms_load(c) == 0, "layout %d: load: %s", layout, c->err);
+			CHECK_U64(ps_core_symbol_by_name(c, "_text", &a), 0);
+			CHECK_U64(a, ksym_addr(0));
+			CHECK_U64(ps_core_symbol_by_name(c, "sym_0599", &a), 0);
+			CHECK_U64(a, ksym_addr(599));
+			CHECK_U64(ps_core_symbol_by_name(c, "sym_0257", &a), 0);
+			CHECK_U64(a, ksym_addr(257));
+		}
+		ps_core_close(c);
+		/* A table whose addresses do not put _stext where VMCOREINFO says is refused. */
+		if (layout == PC_RELATIVE_LISTED) {
+			put32(f, pa0 + offs_at + 4, 0x12345);
+			if (CHECK(ps_core_open(c, &t) == 0, "open: %s", c->err)) {
+				CHECK(ps_kallsyms_load(c) != 0, "wrong _stext refused");
+				CHECK(strstr(c->err, "_stext") != NULL, "message: %s", c->err);
+			}
+			ps_core_close(c);
+		}
+		free(c);
+		free(f);
+	}
+}
+
 /* ---- typed loads ----------------------------------------------------------------------- */
 
 static void test_loads(void)
@@ -829,5 +956,6 @@ int main(void)
 	test_arm64();
 	test_arm64_granules();
 	test_kallsyms();
+	test_kallsyms_layouts();
 	return check_summary("test_pgtable");
 }

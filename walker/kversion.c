@@ -1,0 +1,134 @@
+/* kversion.c - the kernel facts that change between versions and that neither the type
+ * information nor VMCOREINFO carries, in one table each, keyed by kernel version and citing
+ * the commit that changed them (as libdrgn does). Everything else the walker needs comes
+ * from the type information (kinfo.h) or the dump.
+ */
+#include "kversion.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+uint32_t ps_kver_parse(const char *release)
+{
+	unsigned a = 0, b = 0, c = 0;
+	int n = release ? sscanf(release, "%u.%u.%u", &a, &b, &c) : 0;
+	if (n < 2 || a > 255 || b > 255)
+		return 0;
+	return PS_KVER(a, b, c > 255 ? 255 : c);
+}
+
+/* page_type bits while they were #defines (include/linux/page-flags.h), so invisible to
+ * BTF and DWARF. Base 0xf0000000 and PAGE_MAPCOUNT_RESERVE -128 throughout. */
+static const struct page_type_row {
+	uint32_t since; /* first kernel with these values */
+	uint32_t buddy, offline, table, guard, hugetlb, unaccepted;
+	const char *commit;
+} page_type_rows[] = {
+	/* PG_buddy 0x80, PG_offline 0x100, PG_kmemcg 0x200, PG_table 0x400 (4.18), PG_guard
+	 * 0x800 (5.1, commit 3972f6bb1625). Older kernels are not supported. */
+	{ PS_KVER(5, 1, 0), 0x80, 0x100, 0x400, 0x800, 0, 0, "3972f6bb1625" },
+	/* PG_kmemcg gone: commit 18b2db3b0385 ("mm: Convert page kmemcg type to a page memcg flag") */
+	{ PS_KVER(5, 11, 0), 0x80, 0x100, 0x200, 0x400, 0, 0, "18b2db3b0385" },
+	/* PG_unaccepted 0x800: commit dcdfdd40fa82 ("mm: Add support for unaccepted memory") */
+	{ PS_KVER(6, 5, 0), 0x80, 0x100, 0x200, 0x400, 0, 0x800, "dcdfdd40fa82" },
+	/* PG_hugetlb 0x800, PG_unaccepted 0x1000: commit d99e3140a4d3 ("mm: turn
+	 * folio_test_hugetlb into a PageType"); VMCOREINFO also says PAGE_HUGETLB_MAPCOUNT_VALUE */
+	{ PS_KVER(6, 9, 0), 0x80, 0x100, 0x200, 0x400, 0x800, 0x1000, "d99e3140a4d3" },
+};
+/* From 6.10 the types are enumerators (enum pagetype, in BTF and DWARF): the table ends. */
+#define PAGE_TYPE_TABLE_END PS_KVER(6, 10, 0)
+
+static int64_t en(const struct ps_kinfo *ki, enum ps_ki_enum id)
+{
+	return ki->enumval[id];
+}
+
+int ps_page_types_resolve(const struct ps_kinfo *ki, uint32_t kver,
+			  bool (*vmci)(void *ctx, const char *key, int64_t *value), void *ctx,
+			  struct ps_page_types *pt, const char **why)
+{
+	*pt = (struct ps_page_types){ 0 };
+	*why = NULL;
+	/* 6.12+: enum pagetype { PGTY_buddy = 0xf0, ... } */
+	if (en(ki, PS_KI_PGTY_BUDDY) != PS_KI_ABSENT) {
+		pt->top_byte = true;
+		pt->reserve = (int32_t)(UINT32_C(0xff) << 24); /* PGTY_mapcount_underflow << 24 */
+		int64_t v;
+#define PGTY(field, ID) pt->field = (v = en(ki, PS_KI_##ID)) == PS_KI_ABSENT ? 0 : (uint32_t)v
+		PGTY(buddy, PGTY_BUDDY);
+		PGTY(offline, PGTY_OFFLINE);
+		PGTY(table, PGTY_TABLE);
+		PGTY(guard, PGTY_GUARD);
+		PGTY(hugetlb, PGTY_HUGETLB);
+		PGTY(slab, PGTY_SLAB);
+		PGTY(zsmalloc, PGTY_ZSMALLOC);
+		PGTY(unaccepted, PGTY_UNACCEPTED);
+#undef PGTY
+		pt->source = "type information";
+		return 0;
+	}
+	/* 6.10-6.11: enum pagetype { PG_buddy = 0x40000000, ..., PAGE_TYPE_BASE = 0x80000000,
+	 * PAGE_MAPCOUNT_RESERVE = ~0x0000ffff }. Its PG_slab shares the name of the old page
+	 * flag; a value that is no bit number tells them apart. */
+	if (en(ki, PS_KI_PAGE_TYPE_BASE) != PS_KI_ABSENT && en(ki, PS_KI_PG_BUDDY_TYPE) != PS_KI_ABSENT) {
+		pt->base = (uint32_t)en(ki, PS_KI_PAGE_TYPE_BASE);
+		pt->reserve = en(ki, PS_KI_PAGE_MAPCOUNT_RESERVE) != PS_KI_ABSENT
+				      ? (int32_t)en(ki, PS_KI_PAGE_MAPCOUNT_RESERVE) : (int32_t)~0xffff;
+		int64_t v;
+#define PGT(field, ID) pt->field = (v = en(ki, PS_KI_##ID)) == PS_KI_ABSENT || (v >= 0 && v < 64) ? 0 : (uint32_t)v
+		PGT(buddy, PG_BUDDY_TYPE);
+		PGT(offline, PG_OFFLINE_TYPE);
+		PGT(table, PG_TABLE_TYPE);
+		PGT(guard, PG_GUARD_TYPE);
+		PGT(hugetlb, PG_HUGETLB_TYPE);
+		PGT(slab, PG_SLAB);
+		PGT(zsmalloc, PG_ZSMALLOC_TYPE);
+		PGT(unaccepted, PG_UNACCEPTED_TYPE);
+#undef PGT
+		pt->source = "type information";
+		return 0;
+	}
+	/* The #define era: VMCOREINFO's ~PG_buddy (5.x+) and friends, the rest by version. */
+	const struct page_type_row *row = NULL;
+	for (size_t i = 0; i < sizeof page_type_rows / sizeof page_type_rows[0]; i++)
+		if (kver >= page_type_rows[i].since)
+			row = &page_type_rows[i];
+	int64_t v;
+	bool have_buddy = vmci && vmci(ctx, "NUMBER(PAGE_BUDDY_MAPCOUNT_VALUE)", &v);
+	if (have_buddy) {
+		uint32_t u = (uint32_t)v;
+		if ((u & 0xffffff) == 0 && u >> 24 >= 0xf0) {
+			/* a 6.12+ kernel whose type information lacks enum pagetype */
+			*why = "page types: VMCOREINFO has 6.12's PGTY encoding but the type information has no PGTY_* enumerators";
+			return -1;
+		}
+		if (~u >= 0x10000) {
+			*why = "page types: VMCOREINFO has 6.10's encoding but the type information has no enum pagetype";
+			return -1;
+		}
+	}
+	if (!row || kver >= PAGE_TYPE_TABLE_END) {
+		*why = kver ? "page types: kernel version outside the known table and no enum pagetype in the type information"
+			    : "page types: kernel version unknown and no enum pagetype in the type information";
+		return -1;
+	}
+	pt->base = 0xf0000000u;
+	pt->reserve = -128;
+	pt->buddy = row->buddy;
+	pt->offline = row->offline;
+	pt->table = row->table;
+	pt->guard = row->guard;
+	pt->hugetlb = row->hugetlb;
+	pt->unaccepted = row->unaccepted;
+	pt->source = "kernel version table";
+	/* What the dump states wins over the table. */
+	if (have_buddy) {
+		pt->buddy = ~(uint32_t)v;
+		pt->source = "VMCOREINFO and the kernel version table";
+	}
+	if (vmci && vmci(ctx, "NUMBER(PAGE_OFFLINE_MAPCOUNT_VALUE)", &v))
+		pt->offline = ~(uint32_t)v;
+	if (vmci && vmci(ctx, "NUMBER(PAGE_HUGETLB_MAPCOUNT_VALUE)", &v))
+		pt->hugetlb = ~(uint32_t)v;
+	return 0;
+}
