@@ -312,8 +312,28 @@ const char *mm_special_name(struct ps_walker *w, const struct mm_space *mm, cons
 				return n;
 		}
 	}
-	/* 2. Without the symbol: the vDSO base the architecture keeps in mm->context; the
-	 *    data pages ([vvar]) sit right below it on x86_64 and arm64. */
+	/* 2. Without the symbol (a data symbol: kallsyms without CONFIG_KALLSYMS_ALL, as on
+	 *    Debian's armmp and arm64 kernels, lists functions only): an anonymous VMA with
+	 *    vm_ops whose vm_private_data starts with a pointer to a bracketed name. Only
+	 *    special mappings are anonymous and carry vm_ops, and every architecture's and
+	 *    version's ones ([vdso], [vvar], [vvar_vclock], [sigpage], [uprobes] ...) are named
+	 *    that way (mm/mmap.c _install_special_mapping). */
+	if (!w->have_special_vmops && !v->file && v->ops && mm_kptr_ok(w, v->priv, 4)) {
+		uint64_t name_ptr;
+		int64_t off = mm_has(w, PS_KI_VM_SPECIAL_MAPPING_NAME) ? mm_off(w, PS_KI_VM_SPECIAL_MAPPING_NAME) : 0;
+		if (ps_kread_ptr(&w->c, v->priv + (uint64_t)off, &name_ptr) == PS_READ_OK) {
+			const char *n = kept_string_at(w, name_ptr, NULL, NULL);
+			size_t len = n ? strlen(n) : 0;
+			bool ok = len >= 3 && len < 32 && n[0] == '[' && n[len - 1] == ']';
+			for (size_t i = 1; ok && i + 1 < len; i++)
+				ok = (n[i] >= 'a' && n[i] <= 'z') || (n[i] >= 'A' && n[i] <= 'Z') ||
+				     (n[i] >= '0' && n[i] <= '9') || n[i] == '_' || n[i] == '-';
+			if (ok)
+				return n;
+		}
+	}
+	/* 3. Else the vDSO base the architecture keeps in mm->context; the data pages
+	 *    ([vvar]) sit right below it on x86_64 and arm64. */
 	if (!w->have_special_vmops && mm->readable && mm_has(w, PS_KI_MM_CONTEXT_VDSO)) {
 		uint64_t vdso;
 		if (mm_get(w, mm->buf, (size_t)mm_size(w, PS_KI_MM_STRUCT), PS_KI_MM_CONTEXT_VDSO, &vdso) && vdso) {

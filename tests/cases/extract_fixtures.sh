@@ -7,7 +7,8 @@
 #     process passes gtcheck --referenced (the vdso's kpagecount less gtcap's own mapping,
 #     see tests/tools/gt2check.py): (VA, PFN) set exact, mapcount == kpagecount, flags ==
 #     kpageflags, swap entries, VMAs == smaps, per VMA resident/anon/swap/Referenced, PSS
-#     within 1 KiB, huge-leaf pages, one task record per thread; exit 0, end status=complete;
+#     within 1 KiB, huge-leaf pages, one task record per thread, special mappings named as
+#     maps names them; exit 0, end status=complete;
 #   - x86_64 kdump-d31 (makedumpfile -c -d 31 of the same memory as kdump-d1): the same
 #     records page by page as kdump-d1 with `x` read as `m` (tasks, mms, VMAs, PFNs,
 #     mapcounts, refcounts, PTE bits, flags, sums but for excluded=), every workload-region
@@ -83,6 +84,8 @@ check_gt() {
 		[ "$tasks" -eq "$threads" ] || bad "$(basename "$out"): pid $pid ($role): $tasks task records, ground truth has $threads threads"
 	done <"$gt/procs"
 	echo "$(basename "$out"): gtcheck: $((n - nfail)) of $n workload processes OK"
+	# Special mappings read as maps names them ([sigpage] of ARM, [vvar] ...).
+	python3 tests/cases/lib/records.py special-names "$out" "$gt" || fail=1
 }
 
 # check_report OUT FIXTURE: the analyzer reads it and names the workload's comms.
@@ -205,6 +208,30 @@ if extract "$ASAN" ppc32-e500-64pte qemu-kdump-zlib.kdump "$T/ppc32-kdump.rec" -
 		{ cmp -s <(grep -v '^header ' "$T/ppc32-kdump.rec") <(grep -v '^header ' "$T/ppc32-e500-64pte-elf.rec") ||
 			bad "ppc32-e500-64pte: kdump-zlib and ELF records differ"; }
 fi
+# 7. Other kernel generations (Debian 11's 5.10, 13's 6.12, the newest in forky): every
+#    dump with no type-information option at all (5.10 lists no kallsyms in VMCOREINFO:
+#    found by their structure; 7.x has place-relative kallsyms offsets; 6.10+ page types),
+#    then with the committed BTF given: the same records.
+for fx in x86_64-bullseye x86_64-trixie x86_64-forky; do
+	[ -f "tests/fixtures/data/$fx/MANIFEST" ] || { bad "$fx: fixture missing"; continue; }
+	if extract "$ASAN" $fx qemu.elf "$T/$fx-elf.rec"; then
+		check_gt $fx "$T/$fx-elf.rec"
+		check_report "$T/$fx-elf.rec" $fx
+		python3 tests/cases/lib/records.py region-tags "$T/$fx-elf.rec" "$T/gt.$fx" m || fail=1
+		if extract "$FAST" $fx qemu.elf "$T/$fx-elf-btf.rec" --btf "$(fx_btf $fx)"; then
+			cmp -s <(grep -v '^header ' "$T/$fx-elf.rec") <(grep -v '^header ' "$T/$fx-elf-btf.rec") ||
+				bad "$fx: records with --btf differ from those with the dump's own type information"
+		fi
+	fi
+	if extract "$ASAN" $fx kdump-d31.kdump "$T/$fx-d31.rec"; then
+		grep -q '^header .*excluded=[^ ]*dumplevel:31' "$T/$fx-d31.rec" ||
+			bad "$fx-d31.rec: header does not say excluded=dumplevel:31"
+		python3 tests/cases/lib/records.py region-tags "$T/$fx-d31.rec" "$T/gt.$fx" x:dumplevel || fail=1
+		check_gt $fx "$T/$fx-d31.rec"
+		[ -s "$T/$fx-elf.rec" ] &&
+			{ python3 tests/cases/lib/records.py same-resident "$T/$fx-elf.rec" "$T/$fx-d31.rec" || fail=1; }
+	fi
+done
 echo "extract_fixtures: $(fx_elapsed "$t_start") s in all"
 [ $fail -eq 0 ] && echo "extract_fixtures: OK"
 exit $fail

@@ -18,6 +18,10 @@
       must be in FILE with tag TAG ("m", "x:dumplevel"); prints counts, exit 1 otherwise.
   records.py vas FILE TGID START END
       the records of TGID's pages in [START, END) (hex), as `pages` prints them.
+  records.py special-names FILE GTDIR
+      every bracketed mapping name of the workload processes' smaps ([vdso], [vvar],
+      [sigpage], [heap], [stack] ...; gate areas that are no VMA left out) is the path
+      of FILE's VMA at that start address. Prints mismatches; exit 1 if any.
   records.py mapcounts FILE
       for a snapshot of every process: each small page (SHIFT = the base page, flags known,
       not compound, not the zero page) has MAPCOUNT equal to the number of page-table
@@ -253,8 +257,43 @@ def cmd_mapcounts(path):
     return 1 if bad else 0
 
 
+def cmd_special_names(path, gtdir):
+    mm_tgid, vma_path = {}, {}
+    with open(path, encoding="utf-8", errors="surrogateescape") as fp:
+        for line in fp:
+            f = line.rstrip("\n").split(" ")
+            if f[0] == "mm":
+                kv = parse_kv(f[1:])
+                mm_tgid[kv["id"]] = kv.get("tgid", "?")
+            elif f[0] == "vma":
+                kv = parse_kv(f[1:])
+                vma_path[(mm_tgid.get(kv["mm"], "?"), int(kv["start"], 16))] = kv.get("path", "-")
+            elif f[0] == "end":
+                break
+    bad = n = 0
+    for line in open(os.path.join(gtdir, "procs")):
+        pid = line.split()[0]
+        for l in open(os.path.join(gtdir, "smaps." + pid)):
+            f = l.split()
+            if len(f) < 6 or "-" not in f[0] or not f[5].startswith("["):
+                continue
+            if f[5] in ("[vsyscall]", "[vectors]"):  # gate areas: no VMA in the mm
+                continue
+            start = int(f[0].split("-")[0], 16)
+            got = vma_path.get((pid, start))
+            n += 1
+            if got != f[5]:
+                bad += 1
+                print("records.py: %s: pid %s %x: smaps says %s, the record %s" % (
+                    os.path.basename(path), pid, start, f[5], got))
+    print("records.py: %s: %d special mapping names: %s" % (os.path.basename(path), n, "MISMATCH" if bad else "OK"))
+    return 1 if bad or n == 0 else 0
+
+
 def main():
     a = sys.argv[1:]
+    if len(a) == 3 and a[0] == "special-names":
+        return cmd_special_names(a[1], a[2])
     if len(a) == 2 and a[0] == "pages":
         return cmd_pages(a[1])
     if len(a) == 3 and a[0] == "same-but-excluded":
