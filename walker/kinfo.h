@@ -156,6 +156,7 @@
 	X(PG_WRITEBACK, "PG_writeback", KI_REQ)                                                \
 	X(PG_HEAD, "PG_head", KI_REQ)                                                          \
 	X(PG_MAPPEDTODISK, "PG_mappedtodisk", KI_OPT)                                          \
+	X(PG_OWNER_2, "PG_owner_2", KI_OPT) /* PG_mappedtodisk renamed (6.13) */               \
 	X(PG_RECLAIM, "PG_reclaim", KI_REQ)                                                    \
 	X(PG_SWAPBACKED, "PG_swapbacked", KI_REQ)                                              \
 	X(PG_UNEVICTABLE, "PG_unevictable", KI_REQ)                                            \

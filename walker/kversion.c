@@ -132,3 +132,24 @@ int ps_page_types_resolve(const struct ps_kinfo *ki, uint32_t kver,
 		pt->hugetlb = ~(uint32_t)v;
 	return 0;
 }
+
+/* fs/proc/page.c stable_page_flags() generations. */
+static const struct kpf_row {
+	uint32_t since;
+	struct ps_kpageflags_rules rules;
+} kpf_rows[] = {
+	{ 0, { false, false, false, "(5.x: the page's own flags; KSM, THP by PageKsm/PageTransCompound)" } },
+	/* commit dee3d0bef2b0 ("proc: rewrite stable_page_flags()"): the folio's flags, and
+	 * KSM tested as mapping & PAGE_MAPPING_KSM inside the anonymous case, which is true
+	 * for every anonymous folio (PAGE_MAPPING_KSM includes PAGE_MAPPING_ANON); checked
+	 * against kpageflags of Debian's 6.12 (tests/fixtures/data/x86_64-trixie). */
+	{ PS_KVER(6, 10, 0), { true, true, true, "dee3d0bef2b0" } },
+};
+
+void ps_kpageflags_rules(uint32_t kver, struct ps_kpageflags_rules *out)
+{
+	*out = kpf_rows[0].rules;
+	for (size_t i = 0; i < sizeof kpf_rows / sizeof kpf_rows[0]; i++)
+		if (kver >= kpf_rows[i].since)
+			*out = kpf_rows[i].rules;
+}

@@ -40,6 +40,16 @@ int ps_page_types_resolve(const struct ps_kinfo *ki, uint32_t kver,
 			  bool (*vmci)(void *ctx, const char *key, int64_t *value), void *ctx,
 			  struct ps_page_types *out, const char **why);
 
+/* What /proc/kpageflags (fs/proc/page.c stable_page_flags()) reports, where it changed
+ * without a trace in the type information. */
+struct ps_kpageflags_rules {
+	bool from_folio;   /* flags are the folio's (head page's), not the page's own */
+	bool ksm_any_anon; /* KPF_KSM on every anonymous folio ("mapping & PAGE_MAPPING_KSM") */
+	bool thp_rmappable; /* KPF_THP: any large rmappable folio, else the zero folios */
+	const char *commit;
+};
+void ps_kpageflags_rules(uint32_t kver, struct ps_kpageflags_rules *out);
+
 static inline bool ps_page_is_type(const struct ps_page_types *pt, uint32_t page_type, uint32_t type)
 {
 	if (!type)

@@ -56,6 +56,8 @@ struct mm_page_cache {
 		pg_unevictable, pg_mlocked, pg_uncached, pg_hwpoison, pg_young, pg_idle,
 		pg_arch_2, pg_swapcache, pg_double_map;
 	struct ps_page_types types; /* page_type encoding (kversion.h) */
+	struct ps_kpageflags_rules kpf; /* what this kernel's kpageflags reports (kversion.h) */
+	int pg_large_rmappable;   /* a flag of page[1] (folio_test_large_rmappable) */
 	int64_t hugetlb_dtor;  /* PS_KI_ABSENT if unknown (6.9+: a page type) */
 
 	uint64_t zero_pfn;     /* PS_UNKNOWN if unknown */
@@ -200,6 +202,10 @@ int mm_pages_init(struct ps_walker *w, const char **why)
 	if (pc->pg_slab >= 0 && pc->types.slab)
 		pc->pg_slab = -1; /* 6.10-6.11: PG_slab names a page type, not a flag */
 	pc->hugetlb_dtor = mm_enum(w, PS_KI_HUGETLB_PAGE_DTOR);
+	ps_kpageflags_rules(ps_kver_parse(w->c.release), &pc->kpf);
+	pc->pg_large_rmappable = bit_of(w, PS_KI_PG_LARGE_RMAPPABLE);
+	if (pc->pg_mappedtodisk < 0)
+		pc->pg_mappedtodisk = bit_of(w, PS_KI_PG_OWNER_2); /* renamed, same KPF bit 34 */
 
 	pc->zero_pfn = PS_UNKNOWN;
 	uint64_t v;
@@ -714,23 +720,31 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 		}
 	}
 
+	/* stable_page_flags(): up to 6.9 mostly the page's own flags, since 6.10 the folio's */
+	uint64_t k = pc->kpf.from_folio ? h.flags : p.flags;
 	uint64_t u = 0;
-	if (!slab && mapped)
+	if ((pc->kpf.from_folio || !slab) && mapped)
 		u |= PS_PF(PS_PF_MMAP);
 	if (anon)
 		u |= PS_PF(PS_PF_ANON);
-	if (ksm)
+	if (ksm || (anon && pc->kpf.ksm_any_anon))
 		u |= PS_PF(PS_PF_KSM);
 	if (headflag)
 		u |= PS_PF(PS_PF_COMPOUND_HEAD);
 	if (tail)
 		u |= PS_PF(PS_PF_COMPOUND_TAIL);
+	bool huge_zero = compound && pc->huge_zero_page && page_addr(w, head_pfn) == pc->huge_zero_page;
 	if (hugetlb) {
 		u |= PS_PF(PS_PF_HUGE);
+	} else if (compound && pc->kpf.thp_rmappable && pc->pg_large_rmappable >= 0) {
+		if (page_field(w, head_pfn, pc->o_flags1, pc->flags_size, &v) && fbit(v, pc->pg_large_rmappable))
+			u |= PS_PF(PS_PF_THP);
+		else if (huge_zero)
+			u |= PS_PF(PS_PF_ZERO_PAGE) | PS_PF(PS_PF_THP);
 	} else if (compound) {
 		if (fbit(h.flags, pc->pg_lru) || anon)
 			u |= PS_PF(PS_PF_THP);
-		else if (pc->huge_zero_page && page_addr(w, head_pfn) == pc->huge_zero_page)
+		else if (huge_zero)
 			u |= PS_PF(PS_PF_ZERO_PAGE) | PS_PF(PS_PF_THP);
 	} else if (pfn == pc->zero_pfn) {
 		u |= PS_PF(PS_PF_ZERO_PAGE);
@@ -752,7 +766,6 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 		if (fbit(pe, pc->pe_young))
 			u |= PS_PF(PS_PF_YOUNG);
 	}
-	uint64_t k = p.flags;
 	u |= copy_bit(k, pc->pg_locked, PS_PF_LOCKED);
 	if (slab)
 		u |= PS_PF(PS_PF_SLAB);
@@ -769,7 +782,7 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 	u |= copy_bit(k, pc->pg_swapbacked, PS_PF_SWAPBACKED);
 	u |= copy_bit(k, pc->pg_unevictable, PS_PF_UNEVICTABLE);
 	u |= copy_bit(k, pc->pg_mlocked, PS_PF_MLOCKED);
-	u |= copy_bit(k, pc->pg_hwpoison, PS_PF_HWPOISON);
+	u |= copy_bit(hugetlb ? h.flags : p.flags, pc->pg_hwpoison, PS_PF_HWPOISON);
 	u |= copy_bit(k, pc->pg_uncached, KPF_UNCACHED);
 	u |= copy_bit(k, pc->pg_reserved, KPF_RESERVED);
 	u |= copy_bit(k, pc->pg_mappedtodisk, PS_PF_MAPPEDTODISK);
