@@ -48,7 +48,7 @@ struct mm_page_cache {
 	int64_t o_flags, o_ref, o_map, o_mapping, o_head, o_type;
 	unsigned flags_size;
 	/* large-folio facts, byte offsets from the head page */
-	int64_t o_cmapcount, o_entire, o_dtor, o_order, o_flags1;
+	int64_t o_cmapcount, o_entire, o_dtor, o_order, o_flags1, o_large_mapcount;
 	/* PG_* bit numbers, -1 = the kernel has no such flag */
 	int pg_locked, pg_error, pg_referenced, pg_uptodate, pg_dirty, pg_lru, pg_active,
 		pg_slab, pg_owner_priv_1, pg_arch_1, pg_reserved, pg_private, pg_private_2,
@@ -162,6 +162,7 @@ int mm_pages_init(struct ps_walker *w, const char **why)
 	pc->o_entire = mm_has(w, PS_KI_FOLIO_ENTIRE_MAPCOUNT) ? mm_off(w, PS_KI_FOLIO_ENTIRE_MAPCOUNT) : -1;
 	pc->o_dtor = mm_has(w, PS_KI_PAGE_COMPOUND_DTOR) ? ps + mm_off(w, PS_KI_PAGE_COMPOUND_DTOR) : -1;
 	pc->o_order = mm_has(w, PS_KI_PAGE_COMPOUND_ORDER) ? ps + mm_off(w, PS_KI_PAGE_COMPOUND_ORDER) : -1;
+	pc->o_large_mapcount = mm_has(w, PS_KI_FOLIO_LARGE_MAPCOUNT) ? mm_off(w, PS_KI_FOLIO_LARGE_MAPCOUNT) : -1;
 	pc->o_flags1 = ps + pc->o_flags;
 	pc->pg_locked = bit_of(w, PS_KI_PG_LOCKED);
 	pc->pg_error = bit_of(w, PS_KI_PG_ERROR);
@@ -690,6 +691,25 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 				mc--;
 		}
 	}
+	/* A large folio's page found through its PTE whose own _mapcount says unmapped: the
+	 * kernel keeps no per-page mapcounts (CONFIG_NO_PAGE_MAPCOUNT, 6.15, commit
+	 * 6af8cb80d3a9, and kernels that dropped them for good). Its kpagecount is then
+	 * folio_average_page_mapcount(): the PTE mappings spread over the folio's pages,
+	 * rounded to the nearest, plus the PMD mappings. */
+	uint64_t lm;
+	if (compound && p.mapcount < 0 && folio_mapcount < 0 && pc->o_large_mapcount >= 0 &&
+	    page_field(w, head_pfn, pc->o_large_mapcount, 4, &lm) && (int32_t)lm >= 0) {
+		uint64_t order = 0, f1;
+		if (pc->o_order >= 0 && page_field(w, head_pfn, pc->o_order, 1, &order))
+			;
+		else if (page_field(w, head_pfn, pc->o_flags1, pc->flags_size, &f1))
+			order = f1 & 0xff; /* 6.6+: folio->_flags_1 & 0xff (folio_large_order) */
+		if (order >= 1 && order <= MAX_FOLIO_ORDER) {
+			int64_t total = (int64_t)(int32_t)lm + 1, entire = folio_mapcount + 1;
+			mc = total <= entire ? entire
+					     : (int64_t)(((uint64_t)(total - entire) + (UINT64_C(1) << order) / 2) >> order) + entire;
+		}
+	}
 	f->mapcount = slab || has_type || mc < 0 ? 0 : (uint64_t)mc;
 	f->refcount = h.refcount < 0 ? PS_UNKNOWN : (uint64_t)h.refcount;
 
@@ -699,6 +719,8 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 		mapped = p.mapcount >= 0;
 	} else if (folio_mapcount >= 0) {
 		mapped = true;
+	} else if (pc->o_large_mapcount >= 0 && page_field(w, head_pfn, pc->o_large_mapcount, 4, &v)) {
+		mapped = (int32_t)v >= 0; /* 6.10+: folio_large_mapcount() (05c5323b2a34) */
 	} else if (hugetlb) {
 		mapped = false;
 	} else {
