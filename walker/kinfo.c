@@ -28,6 +28,17 @@ static const struct member_spec member_specs[PS_KI_NMEMBERS] = {
 	PS_KI_MEMBERS(X)
 #undef X
 };
+/* Members renamed without a change of meaning: the same fact under its newer name, tried
+ * when the table's name is absent. */
+static const struct {
+	enum ps_ki_member id;
+	const char *path;
+} member_aliases[] = {
+	/* "mm: Rename the 'compound_head' field in the 'struct page' to 'compound_info'"
+	 * (Kiryl Shutsemau, 2026; in Debian's 7.2): still bit 0 = tail; the rest points at
+	 * the head, or is a mask of the head's address (page.c head_pfn_of). */
+	{ PS_KI_PAGE_COMPOUND_HEAD, "compound_info" },
+};
 static const struct named_spec size_specs[PS_KI_NSIZES] = {
 #define X(ID, TYPE, REQ) [PS_KI_##ID] = { TYPE, REQ },
 	PS_KI_SIZES(X)
@@ -138,8 +149,13 @@ int ps_kinfo_fill(struct ps_kinfo *ki, const struct ps_typeinfo_ops *ops, void *
 	for (unsigned i = 0; i < PS_KI_NMEMBERS; i++) {
 		const struct member_spec *s = &member_specs[i];
 		struct ps_kinfo_member m = { .offset = PS_KI_ABSENT };
-		if (ops->member && ops->member(ctx, s->type, s->path, &m) == 0 &&
-		    m.offset != PS_KI_ABSENT)
+		bool found = ops->member && ops->member(ctx, s->type, s->path, &m) == 0 &&
+			     m.offset != PS_KI_ABSENT;
+		for (size_t a = 0; !found && ops->member && a < sizeof member_aliases / sizeof member_aliases[0]; a++)
+			if (member_aliases[a].id == i)
+				found = ops->member(ctx, s->type, member_aliases[a].path, &m) == 0 &&
+					m.offset != PS_KI_ABSENT;
+		if (found)
 			ki->member[i] = m;
 		else if (s->req)
 			missing_add(&missing, "%s", s->full);

@@ -144,6 +144,10 @@ static const struct kpf_row {
 	 * for every anonymous folio (PAGE_MAPPING_KSM includes PAGE_MAPPING_ANON); checked
 	 * against kpageflags of Debian's 6.12 (tests/fixtures/data/x86_64-trixie). */
 	{ PS_KVER(6, 10, 0), { true, true, true, "dee3d0bef2b0" } },
+	/* commit 81401cebfc15 ("fs/proc: fix KPF_KSM reported for all anonymous pages", merged
+	 * after 7.2-rc2; Debian's 7.2.13 has it). Stable backports may have fixed some
+	 * 6.12.y/6.18.y releases later than the 6.12.117 checked here; those are not known. */
+	{ PS_KVER(7, 2, 0), { true, false, true, "81401cebfc15" } },
 };
 
 void ps_kpageflags_rules(uint32_t kver, struct ps_kpageflags_rules *out)

@@ -626,11 +626,22 @@ struct page_facts {
 	uint64_t mapcount, refcount, pflags;
 };
 
-/* Head PFN of a tail page whose compound_head field (bit 0 cleared) is HEAD_ADDR. */
-static bool head_pfn_of(struct ps_walker *w, uint64_t pfn, uint64_t head_addr, uint64_t *head_pfn)
+/* Head PFN of a tail page whose compound_head word (bit 0 set) is INFO. Up to 7.1 the word
+ * is the head's address + 1; the kernels that renamed it compound_info may store a mask
+ * instead, the head being the tail's own struct page address AND the mask (their
+ * vmemmap is aligned to the largest folio). A mask is all ones above some bit and zeros
+ * below it (bit 0 aside); a struct page address never is. */
+static bool head_pfn_of(struct ps_walker *w, uint64_t pfn, uint64_t info, uint64_t *head_pfn)
 {
 	uint64_t me = page_addr(w, pfn);
 	size_t ps = w->pages->psize;
+	uint64_t m = info & ~UINT64_C(1);
+	if (w->c.ptr_size == 4)
+		m |= ~UINT64_C(0) << 32; /* a 32-bit kernel's mask, sign-extended */
+	uint64_t low = ~m; /* 0..01..1 for a mask */
+	uint64_t head_addr = m && (low & (low + 1)) == 0 ? me & m : info - 1;
+	if (w->c.ptr_size == 4)
+		head_addr &= UINT32_MAX;
 	if (!me || head_addr > me)
 		return false;
 	uint64_t d = me - head_addr;
@@ -654,7 +665,7 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 	uint64_t head_pfn = pfn;
 	h = p;
 	if (tail) {
-		if (!head_pfn_of(w, pfn, p.head - 1, &head_pfn))
+		if (!head_pfn_of(w, pfn, p.head, &head_pfn))
 			return -2;
 		if (!load_pg(w, head_pfn, &h))
 			return -1;
