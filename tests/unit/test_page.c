@@ -186,6 +186,8 @@ static struct fake *build_arm(void)
 	return f;
 }
 
+static const char *test_release = "6.1.0"; /* the kernel release the walker is told */
+
 static struct ps_kinfo *kinfo(void)
 {
 	struct ps_kinfo *ki = calloc(1, sizeof *ki);
@@ -205,10 +207,18 @@ static struct ps_kinfo *kinfo(void)
 	ki->member[PS_KI_PGDAT_NODE_PAGE_EXT] = (struct ps_kinfo_member){ .offset = 12, .size = 4 };
 	ki->enumval[PS_KI_PAGE_EXT_YOUNG] = PAGE_EXT_YOUNG;
 	ki->enumval[PS_KI_PAGE_EXT_IDLE] = PAGE_EXT_IDLE;
+	ki->member[PS_KI_FOLIO_LARGE_MAPCOUNT] = (struct ps_kinfo_member){ .offset = PAGE_SIZEOF + 8, .size = 4 };
+	ki->member[PS_KI_FOLIO_ENTIRE_MAPCOUNT] = (struct ps_kinfo_member){ .offset = PAGE_SIZEOF + 16, .size = 4 };
+	ki->enumval[PS_KI_PG_LARGE_RMAPPABLE] = 9;
+	if (strcmp(test_release, "6.1.0") != 0) { /* 6.12+: enum pagetype */
+		ki->enumval[PS_KI_PGTY_BUDDY] = 0xf0;
+		ki->enumval[PS_KI_PGTY_SLAB] = 0xf5;
+	}
 	return ki;
 }
 
 /* ---- one walk ------------------------------------------------------------------------------ */
+
 
 struct walked {
 	char out[8192]; /* the records written */
@@ -232,7 +242,7 @@ static bool walk_vma(struct fake *f, uint64_t start, uint64_t end, uint64_t vm_f
 		ki->member[PS_KI_VM_FAULT_ORIG_PTE].size = 4;
 	bool ok = CHECK(ps_core_set_kinfo(&w->c, ki) == 0, "kinfo: %s", w->c.err);
 	free(ki);
-	snprintf(w->c.release, sizeof w->c.release, "6.1.0"); /* the page-type table's row */
+	snprintf(w->c.release, sizeof w->c.release, "%s", test_release); /* kversion.c's rows */
 	FILE *fp = tmpfile();
 	struct ps_writer *out = fp ? ps_writer_open_stream(fp, "test") : NULL;
 	struct ps_walk_options opt = { .detail = PS_DETAIL_PAGES };
@@ -388,8 +398,111 @@ static void test_mixedmap_beyond_max_pfn(void)
 	check_context = NULL;
 }
 
+/* ---- large folios -------------------------------------------------------------------------- */
+
+/* An order-2 anonymous folio at PFN FOLIO_PFN, its four pages mapped by PTE_A[1..4] (VA
+ * 0x10001000-0x10005000). Folio members as offsets from the head's struct page: page[1]'s
+ * flags (order in the low byte, PG_large_rmappable = bit 9), _large_mapcount at 40 and
+ * _entire_mapcount at 48 (both in page[1]). */
+#define FOLIO_PFN 0x800u
+#define O_LARGE_MAPCOUNT (PAGE_SIZEOF + 8)
+#define O_ENTIRE_MAPCOUNT (PAGE_SIZEOF + 16)
+#define PG_LARGE_RMAPPABLE 9
+#define KPF_COMPOUND_HEAD (1ull << 15)
+#define KPF_COMPOUND_TAIL (1ull << 16)
+#define KPF_KSM (1ull << 21)
+#define KPF_THP (1ull << 22)
+#define KPF_MMAP (1ull << 11)
+
+enum folio_case {
+	FOLIO_POINTER,    /* 6.12: tails point at the head (+1), per-page _mapcount 0 each */
+	FOLIO_MASK,       /* 7.2: compound_info is a mask of the head's address (+1) */
+	FOLIO_NO_PAGE_MAPCOUNT, /* no per-page mapcounts: tails' _mapcount -1, 10 PTE mappings */
+};
+
+static void put_folio(struct fake *f, enum folio_case fc)
+{
+	const uint64_t head_pa = PA_MEM_MAP + (uint64_t)FOLIO_PFN * PAGE_SIZEOF;
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t pg = head_pa + i * PAGE_SIZEOF;
+		put32(f, pg + O_FLAGS, i == 0 ? 1u << 16 /* PG_head */ : 0);
+		uint32_t info = i == 0 ? 0 : fc == FOLIO_MASK ? (uint32_t)~(4u * PAGE_SIZEOF - 1) | 1u
+							    : KVA(head_pa) + 1u;
+		put32(f, pg + O_HEAD, info);
+		put32(f, pg + O_MAPPING, i == 0 ? ANON_MAPPING : 0);
+		put32(f, pg + O_MAPCOUNT, fc == FOLIO_NO_PAGE_MAPCOUNT ? (uint32_t)-1 : 0);
+		put32(f, pg + O_REFCOUNT, i == 0 ? 4 : 0);
+		put64(f, PA_PTE_A + (1 + i) * 8, E_PTE(FOLIO_PFN + i) | E_USER_RW);
+	}
+	put32(f, head_pa + PAGE_SIZEOF + O_FLAGS, 2u /* order */ | 1u << PG_LARGE_RMAPPABLE);
+	put32(f, head_pa + O_LARGE_MAPCOUNT, fc == FOLIO_NO_PAGE_MAPCOUNT ? 9 : 3);
+	put32(f, head_pa + O_ENTIRE_MAPCOUNT, (uint32_t)-1);
+}
+
+/* MAPCOUNT, count and PFLAGS of the m record at VA. */
+static bool m_record(const char *out, uint64_t va, unsigned long long *n, unsigned long long *mc,
+		     uint64_t *flags)
+{
+	char want[40];
+	snprintf(want, sizeof want, "\nm 1 %llx ", (unsigned long long)va);
+	const char *p = strstr(out, want);
+	unsigned long long mva, mpfn, fl;
+	char rc[24], pte[16];
+	unsigned shift;
+	if (!p || sscanf(p + 1, "m 1 %llx %llx %llu %llu %23s %15s %llx %u", &mva, &mpfn, n, mc, rc, pte,
+			 &fl, &shift) != 8)
+		return false;
+	*flags = fl;
+	return true;
+}
+
+static void test_large_folio(void)
+{
+	static const struct {
+		enum folio_case fc;
+		const char *release, *what;
+		unsigned long long mapcount;
+		bool ksm;
+	} cases[] = {
+		{ FOLIO_POINTER, "6.12.117", "6.12: tails point at the head", 1, true },
+		{ FOLIO_MASK, "7.2.13", "7.2: compound_info holds a mask", 1, false },
+		/* (10 + 4/2) >> 2 = 3: folio_average_page_mapcount() */
+		{ FOLIO_NO_PAGE_MAPCOUNT, "7.2.13", "no per-page mapcounts: the folio's average", 3, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct fake *f = build(EXT_SIZE_KNOWN);
+		put_folio(f, cases[i].fc);
+		check_context = cases[i].what;
+		test_release = cases[i].release;
+		struct walked r;
+		if (walk_vma(f, 0x10001000, 0x10005000, 0x73, &r)) {
+			unsigned long long n = 0, mc = 0;
+			uint64_t fl = 0;
+			bool want_ksm = cases[i].ksm;
+			if (CHECK(m_record(r.out, 0x10001000, &n, &mc, &fl), "no head record:\n%s", r.out)) {
+				CHECK_U64(n, 1);
+				CHECK_U64(mc, cases[i].mapcount);
+				CHECK(fl & KPF_COMPOUND_HEAD && fl & KPF_THP && fl & KPF_ANON && fl & KPF_MMAP,
+				      "head flags %llx", (unsigned long long)fl);
+				CHECK(!(fl & KPF_KSM) == !want_ksm, "KSM %llx", (unsigned long long)fl);
+			}
+			if (CHECK(m_record(r.out, 0x10002000, &n, &mc, &fl), "no tail record:\n%s", r.out)) {
+				CHECK_U64(n, 3);
+				CHECK_U64(mc, cases[i].mapcount);
+				CHECK(fl & KPF_COMPOUND_TAIL && fl & KPF_THP && fl & KPF_ANON && fl & KPF_MMAP,
+				      "tail flags %llx", (unsigned long long)fl);
+			}
+			CHECK(!strstr(r.out, "\nu ") && !r.res.partial, "a bad entry:\n%s", r.out);
+		}
+		free(f);
+	}
+	test_release = "6.1.0";
+	check_context = NULL;
+}
+
 int main(void)
 {
+	test_large_folio();
 	test_page_ext_stride();
 	test_mixedmap_beyond_max_pfn();
 	return check_summary("test_page");
