@@ -167,7 +167,11 @@ static int run_extract(const struct extract_opts *o)
 	struct ps_kinfo ki;
 	if (load_type_info(w, o->type_kind, o->type_file, o->system_map, &ki, &err) != 0 ||
 	    ps_walker_set_kinfo(w, &ki, &err) != 0) {
-		fprintf(stderr, "%s: %s: %s\n", prog, o->dump, err ? err : "no type information");
+		/* Name the kernel: a fact missing from a newer kernel's type information is how
+		 * a kernel the walker does not understand shows itself. */
+		const char *rel = ps_walker_release(w);
+		fprintf(stderr, "%s: %s: %s%s%s%s\n", prog, o->dump, err ? err : "no type information",
+			rel && rel[0] ? " (kernel " : "", rel && rel[0] ? rel : "", rel && rel[0] ? ")" : "");
 		goto out;
 	}
 	if (o->trace && !(trace = fopen(o->trace, "w"))) {

@@ -262,6 +262,21 @@ else
 		}
 	fi
 fi
+# 5. A kernel whose page-type encoding the type information does not describe (a profile of
+#    Debian's 6.12 without its enum pagetype): refused with one line naming the fact and the
+#    kernel release, never read with 6.1's encoding.
+if [ -f tests/fixtures/data/x86_64-trixie/MANIFEST ]; then
+	t612=$(fx_dump x86_64-trixie qemu.elf) && b612=$(fx_btf x86_64-trixie) &&
+		"$FAST" profile --btf "$b612" --arch x86_64 -o "$T/612.profile" 2>"$T/612.profile.err" &&
+		awk -v cut="$(grep -c ' PGTY_' "$T/612.profile")" '/ PGTY_/ { next }
+			$1 == "end" { $2 -= cut } { print }' "$T/612.profile" >"$T/612-nopgty.profile" && {
+		expect unknown-page-types 2 "page types" -- "$t612" --profile "$T/612-nopgty.profile"
+		grep -q "(kernel 6\.12\." "$T/unknown-page-types.err" ||
+			bad "unknown-page-types: the message does not name the kernel release: $(head -1 "$T/unknown-page-types.err")"
+	} || bad "x86_64-trixie: no profile to cut from its BTF: $(head -2 "$T/612.profile.err" 2>/dev/null)"
+else
+	bad "x86_64-trixie fixture missing"
+fi
 cmp -s "$work" "$X86" || bad "the work copy was not restored (the cases above may have interfered)"
 [ -n "$notes" ] && echo "notes: ${notes#; }"
 [ $fail -eq 0 ] && echo "extract_bad_input: OK"
