@@ -223,6 +223,21 @@ for fx in x86_64-bullseye x86_64-trixie x86_64-forky; do
 				bad "$fx: records with --btf differ from those with the dump's own type information"
 		fi
 	fi
+	if [ $fx = x86_64-forky ]; then
+		# sid's makedumpfile 1.7.8 ("kernel version is not supported") drops slab pages of
+		# 7.2 at -d 31: the task list ends at an excluded task_struct. The walker must say
+		# so (exit 1, partial, the excluded kernel structures named), never write a
+		# complete-looking snapshot.
+		d31=$(fx_dump $fx kdump-d31.kdump) || { bad "$fx/kdump-d31.kdump: not available"; continue; }
+		"$ASAN" extract "$d31" -o "$T/$fx-d31.rec" 2>"$T/$fx-d31.err"
+		rc=$?
+		fx_sanitizer_report "$T/$fx-d31.err" && { bad "$fx-d31: sanitizer report"; head -20 "$T/$fx-d31.err"; }
+		echo "$fx/kdump-d31.kdump: extract exit $rc: $(head -1 "$T/$fx-d31.err")"
+		[ $rc -eq 1 ] && grep -q '^end status=partial ' "$T/$fx-d31.rec" &&
+			grep -q '^warn .*task_struct.*excluded' "$T/$fx-d31.rec" ||
+			bad "$fx-d31: expected exit 1 and a partial snapshot naming the excluded task_struct"
+		continue
+	fi
 	if extract "$ASAN" $fx kdump-d31.kdump "$T/$fx-d31.rec"; then
 		grep -q '^header .*excluded=[^ ]*dumplevel:31' "$T/$fx-d31.rec" ||
 			bad "$fx-d31.rec: header does not say excluded=dumplevel:31"
