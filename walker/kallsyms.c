@@ -106,9 +106,10 @@ static void add_form(struct ksym_tables *t, enum ksym_addr_kind kind, uint64_t t
 /* 1: listed (T filled), 0: not listed, -1: listed but incomplete (c->err). */
 static int locate_by_vmcoreinfo(struct ps_core *c, struct ksym_tables *t)
 {
-	bool any = sym(c, "kallsyms_num_syms", &t->num) | sym(c, "kallsyms_names", &t->names) |
-		   sym(c, "kallsyms_token_table", &t->ttab) | sym(c, "kallsyms_token_index", &t->tidx);
-	if (!any)
+	/* Each lookup runs (no short circuit): which of them are missing is said below. */
+	int listed = (int)sym(c, "kallsyms_num_syms", &t->num) + (int)sym(c, "kallsyms_names", &t->names) +
+		     (int)sym(c, "kallsyms_token_table", &t->ttab) + (int)sym(c, "kallsyms_token_index", &t->tidx);
+	if (!listed)
 		return 0;
 	if (!t->num || !t->names || !t->ttab || !t->tidx)
 		return ps_core_fail(c, "kallsyms: VMCOREINFO lists only some of the kallsyms tables");
