@@ -30,6 +30,7 @@
 #define KSYMS_MAX_NAME 1024                /* expanded; KSYM_NAME_LEN is 512 in 6.1 */
 #define KSYMS_MAX_ENTRY 258                /* bytes of one compressed name: 2 + 256 tokens */
 #define KSYMS_SCAN_SPAN (UINT64_C(256) << 20) /* from _stext: text, rodata (a big kernel ~60 MiB) */
+#define KSYMS_MAX_HOLE (UINT64_C(16) << 20)   /* unmapped bytes that end the image */
 
 struct ps_kallsyms {
 	uint32_t nsyms;
@@ -340,12 +341,18 @@ static int locate_by_structure(struct ps_core *c, struct ksym_tables *t)
 	uint64_t va = stext & ~((uint64_t)c->page_size - 1);
 	const uint64_t end = va + KSYMS_SCAN_SPAN < va ? UINT64_MAX : va + KSYMS_SCAN_SPAN;
 	int ret = -1;
+	uint64_t hole = 0;
 	while (va < end && ret != 0) {
 		size_t got = ps_kread_upto(c, va, buf, chunk + keep);
 		if (got == 0) {
-			va += c->page_size; /* a hole (freed padding between text and rodata) */
+			/* A hole (freed padding between text and rodata, at most a few MiB); a long
+			 * one is the end of the image. */
+			va += c->page_size;
+			if ((hole += c->page_size) > KSYMS_MAX_HOLE)
+				break;
 			continue;
 		}
+		hole = 0;
 		size_t limit = got > keep && got == chunk + keep ? chunk : got;
 		for (size_t p = 0; p + sizeof digit_tokens <= got && p < limit && ret != 0; p++) {
 			const uint8_t *hit = memmem(buf + p, got - p, digit_tokens, sizeof digit_tokens);
@@ -370,8 +377,8 @@ static int locate_by_structure(struct ps_core *c, struct ksym_tables *t)
 	free(buf);
 	if (ret != 0)
 		return ps_core_fail(c, "kallsyms: VMCOREINFO does not list the kallsyms tables (Linux < 6.0) "
-				    "and none were found in the %llu MiB after _stext (a kernel without CONFIG_KALLSYMS?)",
-				    (unsigned long long)(KSYMS_SCAN_SPAN >> 20));
+				    "and none were found in the kernel image after _stext (at most %llu MiB; "
+				    "a kernel without CONFIG_KALLSYMS?)", (unsigned long long)(KSYMS_SCAN_SPAN >> 20));
 	t->found_by = "a search from _stext";
 	return 0;
 }
