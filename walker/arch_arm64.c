@@ -4,11 +4,11 @@
  * Descriptors (arch/arm64/include/asm/pgtable-hwdef.h, pgtable-prot.h of 6.1): bit 0 valid,
  * bit 1 table (levels above the last) or page (last level; 0b01 there is reserved), AP[1]
  * bit 6 = user, AP[2] bit 7 = read-only, AF bit 10, nG bit 11, DBM bit 51 (Linux's
- * PTE_WRITE), PXN 53, UXN 54, software bits: DIRTY 55, SPECIAL 56, PROT_NONE 58 (only when
- * not valid), PMD_PRESENT_INVALID 59 (a THP being split). Output address bits
+ * PTE_WRITE), PXN 53, UXN 54, software bits: DIRTY 55, SPECIAL 56. Output address bits
  * [page_shift, 48); with 64K pages and 52-bit PAs, bits 12-15 hold PA bits 48-51.
- * Dirty is pte_sw_dirty || (PTE_WRITE && !RDONLY). Swap entries (pgtable.h): type bits 3-7,
- * offset bits 8-57, bit 2 = PTE_SWP_EXCLUSIVE.
+ * Dirty is pte_sw_dirty || (PTE_WRITE && !RDONLY). What is not valid but present
+ * (PROT_NONE, a THP being split) and the swap-entry layout changed in 6.0 and 6.10: the
+ * kernel's row of ps_arm64_pte_layout (kversion.c).
  *
  * Kernel addresses: the linear map [PAGE_OFFSET, PAGE_END) with PAGE_OFFSET =
  * -(1 << VA_BITS), pa = va - PAGE_OFFSET + PHYS_OFFSET; everything else (kernel image,
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "kversion.h"
 
 #define A64_VALID (UINT64_C(1) << 0)
 #define A64_TABLE (UINT64_C(1) << 1)
@@ -31,12 +32,10 @@
 #define A64_UXN (UINT64_C(1) << 54)
 #define A64_DIRTY (UINT64_C(1) << 55)
 #define A64_SPECIAL (UINT64_C(1) << 56)
-#define A64_PROT_NONE (UINT64_C(1) << 58)
-#define A64_PRESENT_INVALID (UINT64_C(1) << 59)
-#define A64_SWP_EXCLUSIVE (UINT64_C(1) << 2)
 
 struct a64_state {
-	unsigned va_bits;
+	unsigned va_bits;         /* CONFIG_ARM64_VA_BITS: PAGE_OFFSET and the linear map */
+	unsigned va_bits_actual;  /* vabits_actual (64 - TCR_EL1.T1SZ): the tables' depth */
 	unsigned block_max_shift; /* the largest block a level above the last may map */
 	uint64_t page_offset, page_end;
 	uint64_t phys_offset;     /* memstart_addr (s64; wraps below 0 with KASLR) */
@@ -44,6 +43,7 @@ struct a64_state {
 	uint64_t vmemmap_start;
 	uint64_t page_struct;
 	uint64_t kernel_pgd;
+	struct ps_arm64_pte_layout pte; /* swap and PROT_NONE encodings of this kernel */
 };
 
 static inline const struct a64_state *st(const struct ps_core *c)
@@ -67,19 +67,24 @@ static void a64_decode(const struct ps_core *c, unsigned level, uint64_t raw, st
 	bool block_ok = !last && s && shift <= s->block_max_shift;
 
 	if (!(raw & A64_VALID)) {
+		/* PROT_NONE and a THP being split are not valid but present; the bits that say
+		 * so, and the swap layout, depend on the kernel (kversion.c). Before init (no
+		 * state) 6.1's. */
+		struct ps_arm64_pte_layout l61;
+		const struct ps_arm64_pte_layout *l = s ? &s->pte : (ps_arm64_pte_layout(PS_KVER(6, 1, 0), &l61), &l61);
 		bool present = (last || block_ok) &&
-			       (raw & (A64_PROT_NONE | (last ? 0 : A64_PRESENT_INVALID)));
+			       (raw & (l->present_invalid | (last ? 0 : l->pmd_present_invalid)));
 		if (!present && !last && !block_ok) {
 			e->kind = PS_PT_BAD;
 			e->why = "invalid non-zero table entry";
 			return;
 		}
 		if (!present) {
-			/* __swp_type: bits 3-7; __swp_offset: bits 8-57. */
 			e->kind = PS_PT_SWAP;
-			e->swp_type = (raw >> 3) & 0x1f;
-			e->swp_off = (raw >> 8) & ((UINT64_C(1) << 50) - 1);
-			ps_pte_note(&e->pte, PS_PTE_EXCLUSIVE, raw & A64_SWP_EXCLUSIVE);
+			e->swp_type = (raw >> l->swp_type_shift) & ((UINT64_C(1) << l->swp_type_bits) - 1);
+			e->swp_off = (raw >> l->swp_offset_shift) & ((UINT64_C(1) << 50) - 1);
+			if (l->swp_exclusive_bit >= 0)
+				ps_pte_note(&e->pte, PS_PTE_EXCLUSIVE, raw >> l->swp_exclusive_bit & 1);
 			return;
 		}
 	} else if (!last && (raw & A64_TABLE)) {
@@ -190,27 +195,48 @@ static int a64_init(struct ps_core *c)
 	if (c->have_kinfo && c->ki.size[PS_KI_PAGE] >= 32 && c->ki.size[PS_KI_PAGE] <= 256)
 		s->page_struct = (uint64_t)c->ki.size[PS_KI_PAGE];
 	if (!ps_core_vmcoreinfo_u64(c, "NUMBER(VMEMMAP_START)", &s->vmemmap_start)) {
-		/* VMEMMAP_SHIFT = PAGE_SHIFT - STRUCT_PAGE_MAX_SHIFT (order of sizeof(struct page)) */
-		unsigned vshift = ps - order_base_2(s->page_struct);
-		s->vmemmap_start = -(UINT64_C(1) << (s->va_bits - vshift));
+		/* Not in VMCOREINFO before 5.12: the layout of the kernel's version. */
+		unsigned shift = ps - order_base_2(s->page_struct); /* PAGE_SHIFT - STRUCT_PAGE_MAX_SHIFT */
+		switch (ps_arm64_vmemmap_layout(ps_kver_parse(c->release))) {
+		case PS_A64_VMEMMAP_BELOW_2M:
+			/* VMEMMAP_START = -VMEMMAP_SIZE - SZ_2M, VMEMMAP_SIZE = (PAGE_END -
+			 * PAGE_OFFSET) >> shift */
+			s->vmemmap_start = -(((s->page_end - s->page_offset) >> shift) + (UINT64_C(2) << 20));
+			break;
+		case PS_A64_VMEMMAP_PROJECTION:
+			s->vmemmap_start = -(UINT64_C(1) << (s->va_bits - shift));
+			break;
+		default:
+			return ps_core_fail(c, "arm64: VMCOREINFO has no VMEMMAP_START and the kernel release "
+					    "(%s) does not say the layout", c->release[0] ? c->release : "unknown");
+		}
 	}
+
+	ps_arm64_pte_layout(ps_kver_parse(c->release), &s->pte);
+
+	/* The tables' depth follows the VA size the CPU runs with: a kernel built for 52-bit
+	 * VAs on a CPU without them (FEAT_LVA/LPA2) runs with 48 (arch/arm64 vabits_actual;
+	 * VMCOREINFO has TCR_EL1_T1SZ since 5.9). */
+	s->va_bits_actual = s->va_bits;
+	if (ps_core_vmcoreinfo_u64(c, "NUMBER(TCR_EL1_T1SZ)", &v) && v >= 12 && 64 - v <= s->va_bits)
+		s->va_bits_actual = 64 - (unsigned)v;
 
 	/* Geometry: each level resolves page_shift - 3 bits, the top one what is left. */
 	struct ps_pt_geometry *g = &c->geom;
 	memset(g, 0, sizeof *g);
 	unsigned per = ps - 3;
-	unsigned n = (s->va_bits - ps + per - 1) / per;
+	unsigned n = (s->va_bits_actual - ps + per - 1) / per;
 	if (n < 2 || n > 4)
-		return ps_core_fail(c, "arm64: %u translation levels for VA_BITS %u", n, s->va_bits);
+		return ps_core_fail(c, "arm64: %u translation levels for %u-bit VAs", n, s->va_bits_actual);
 	g->nlevels = n;
 	for (unsigned i = 0; i < n; i++) {
 		unsigned from_bottom = n - 1 - i;
 		g->levels[i].shift = ps + per * from_bottom;
-		g->levels[i].bits = i == 0 ? s->va_bits - g->levels[i].shift : per;
+		g->levels[i].bits = i == 0 ? s->va_bits_actual - g->levels[i].shift : per;
 		g->levels[i].entry_size = 8;
 	}
 	g->entries_big_endian = c->big_endian;
-	g->user_va_end = UINT64_C(1) << s->va_bits;
+	g->user_va_end = UINT64_C(1) << s->va_bits_actual;
 
 	uint64_t pgd_va;
 	if (ps_core_symbol_by_name(c, "swapper_pg_dir", &pgd_va) != 0)

@@ -157,3 +157,43 @@ void ps_kpageflags_rules(uint32_t kver, struct ps_kpageflags_rules *out)
 		if (kver >= kpf_rows[i].since)
 			*out = kpf_rows[i].rules;
 }
+
+/* arm64 VMEMMAP_START (arch/arm64/include/asm/memory.h). From 5.4 ("arm64: mm: Flip kernel
+ * VA space", 14c127c957c1) to 5.10: -VMEMMAP_SIZE - SZ_2M; since 5.11 a projection of the
+ * linear region, -(1 << (VA_BITS - VMEMMAP_SHIFT)) (8c96400d6a39, "arm64: mm: make vmemmap
+ * region a projection of the linear region"); VMCOREINFO states it itself since 5.12. The
+ * 5.10 row is checked against Debian's 5.10 (tests/fixtures/data/arm64-bullseye). */
+enum ps_arm64_vmemmap ps_arm64_vmemmap_layout(uint32_t kver)
+{
+	if (kver >= PS_KVER(5, 11, 0))
+		return PS_A64_VMEMMAP_PROJECTION;
+	if (kver >= PS_KVER(5, 4, 0))
+		return PS_A64_VMEMMAP_BELOW_2M;
+	return PS_A64_VMEMMAP_UNKNOWN;
+}
+
+/* arm64 swap entries and not-valid-but-present entries, by kernel version. */
+static const struct a64_pte_row {
+	uint32_t since;
+	struct ps_arm64_pte_layout l;
+} a64_pte_rows[] = {
+	/* 5.x: type bits 2-7, offset 8-57; PTE_PROT_NONE bit 58, PMD_PRESENT_INVALID bit 59
+	 * (checked on Debian's 5.10: arm64-bullseye) */
+	{ 0, { 2, 6, 8, -1, UINT64_C(1) << 58, UINT64_C(1) << 59, "(5.x)" } },
+	/* 6.0: bit 2 remembers PG_anon_exclusive, the type moves to bits 3-7 (570ef363509b,
+	 * "arm64/pgtable: support __HAVE_ARCH_PTE_SWP_EXCLUSIVE") */
+	{ PS_KVER(6, 0, 0), { 3, 5, 8, 2, UINT64_C(1) << 58, UINT64_C(1) << 59, "570ef363509b" } },
+	/* 6.10: PTE_PROT_NONE removed, PTE_PRESENT_INVALID overlays nG (bit 11) for PTEs and
+	 * PMDs; swap type bits 6-10, offset 12-61, bit 3 uffd-wp ("arm64/mm: Remove
+	 * PTE_PROT_NONE bit", "arm64/mm: Move PTE_PRESENT_INVALID to overlay PTE_NG"; checked
+	 * on Debian's 6.12: arm64-trixie) */
+	{ PS_KVER(6, 10, 0), { 6, 5, 12, 2, UINT64_C(1) << 11, 0, "6.10 PTE_PRESENT_INVALID" } },
+};
+
+void ps_arm64_pte_layout(uint32_t kver, struct ps_arm64_pte_layout *out)
+{
+	*out = a64_pte_rows[0].l;
+	for (size_t i = 0; i < sizeof a64_pte_rows / sizeof a64_pte_rows[0]; i++)
+		if (kver >= a64_pte_rows[i].since)
+			*out = a64_pte_rows[i].l;
+}

@@ -50,6 +50,22 @@ struct ps_kpageflags_rules {
 };
 void ps_kpageflags_rules(uint32_t kver, struct ps_kpageflags_rules *out);
 
+/* arm64's VMEMMAP_START where VMCOREINFO does not state it (before 5.12). */
+enum ps_arm64_vmemmap { PS_A64_VMEMMAP_UNKNOWN, PS_A64_VMEMMAP_BELOW_2M, PS_A64_VMEMMAP_PROJECTION };
+enum ps_arm64_vmemmap ps_arm64_vmemmap_layout(uint32_t kver);
+
+/* arm64 software PTE layout (arch/arm64/include/asm/pgtable{,-prot}.h): where a swap
+ * entry keeps its type and offset, and how a PROT_NONE (or mid-split THP) entry that is
+ * not valid still counts as present. */
+struct ps_arm64_pte_layout {
+	unsigned swp_type_shift, swp_type_bits, swp_offset_shift;
+	int swp_exclusive_bit;      /* -1: none */
+	uint64_t present_invalid;   /* PTE (and PMD) bit making an invalid entry present */
+	uint64_t pmd_present_invalid; /* additionally for PMDs (6.1's bit 59), 0: none */
+	const char *commit;
+};
+void ps_arm64_pte_layout(uint32_t kver, struct ps_arm64_pte_layout *out);
+
 static inline bool ps_page_is_type(const struct ps_page_types *pt, uint32_t page_type, uint32_t type)
 {
 	if (!type)

@@ -601,6 +601,76 @@ out:
 	free(f);
 }
 
+/* The layout facts of other kernel generations, 4K pages:
+ *  - 52-bit VA kernels (6.12, 7.x of Debian) on a CPU with 48-bit VAs: TCR_EL1.T1SZ 16
+ *    gives 4 levels of 48 bits, while PAGE_OFFSET stays -(1 << 52);
+ *  - 5.10 states no VMEMMAP_START: -VMEMMAP_SIZE - 2M with VMEMMAP_SIZE = (PAGE_END -
+ *    PAGE_OFFSET) >> 6, checked on Debian's 5.10 (arm64-bullseye);
+ *  - 6.1 states none either: -(1 << (VA_BITS - 6));
+ *  - a release that says nothing is refused. */
+static void test_arm64_versions(void)
+{
+	static const struct {
+		const char *release;
+		unsigned va_bits, t1sz, nlevels;
+		uint64_t vmemmap; /* pfn_to_page(PHYS_OFFSET's PFN); 0: open must fail */
+	} cases[] = {
+		{ "6.12.117+deb13-arm64", 52, 16, 4, 0xffffc1ffc0000000ull },
+		{ "5.10.0-32-arm64", 48, 16, 4, -(1ull << 41) - (2ull << 20) },
+		{ "6.1.0-27-arm64", 48, 0, 4, -(1ull << 42) },
+		{ "", 48, 0, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fake *f = calloc(1, sizeof *f);
+		if (cases[i].release[0])
+			vmci(f, "OSRELEASE", "%s", cases[i].release);
+		vmci(f, "PAGESIZE", "4096");
+		vmci(f, "NUMBER(VA_BITS)", "%u", cases[i].va_bits);
+		if (cases[i].t1sz)
+			vmci(f, "NUMBER(TCR_EL1_T1SZ)", "0x%x", cases[i].t1sz);
+		if (cases[i].va_bits == 52)
+			vmci(f, "NUMBER(VMEMMAP_START)", "0x%llx", (unsigned long long)cases[i].vmemmap);
+		vmci(f, "NUMBER(PHYS_OFFSET)", "0x40000000");
+		vmci(f, "NUMBER(kimage_voffset)", "0x%llx", (unsigned long long)A64_KIMAGE_VOFFSET);
+		vmci(f, "SYMBOL(swapper_pg_dir)", "%llx", (unsigned long long)(0x41000000 + A64_KIMAGE_VOFFSET));
+		struct ps_target t = fake_target(f, "arm64");
+		t.page_size = 4096;
+		t.max_pfn = 0x50000;
+		struct ps_core *c = calloc(1, sizeof *c);
+		int rc = ps_core_open(c, &t);
+		if (!cases[i].vmemmap) {
+			CHECK(rc != 0 && strstr(c->err, "VMEMMAP_START"), "%s: refused: %s", cases[i].release, c->err);
+		} else if (CHECK(rc == 0, "%s: open: %s", cases[i].release, c->err)) {
+			CHECK_U64(c->geom.nlevels, cases[i].nlevels);
+			CHECK_U64(c->geom.levels[0].shift + c->geom.levels[0].bits, 48);
+			CHECK_U64(c->geom.user_va_end, 1ull << 48);
+			CHECK_U64(c->arch->pfn_to_page(c, 0x40000), cases[i].vmemmap);
+			uint64_t pa = 0;
+			/* the linear map from PAGE_OFFSET = -(1 << VA_BITS) */
+			CHECK(c->arch->kvtop_direct(c, -(1ull << cases[i].va_bits) + 0x1000, &pa) && pa == 0x40001000,
+			      "%s: linear map %llx", cases[i].release, (unsigned long long)pa);
+			/* Swap type 3, offset 0x1234, PG_anon_exclusive where the kernel keeps it, and
+			 * a PROT_NONE page (not valid, present), in the kernel's own layout. */
+			bool v510 = cases[i].release[0] == '5', v612 = cases[i].va_bits == 52;
+			uint64_t swp = v612 ? (3ull << 6) | (0x1234ull << 12) | 4
+				       : v510 ? (3ull << 2) | (0x1234ull << 8) : (3ull << 3) | (0x1234ull << 8) | 4;
+			struct ps_pt_entry e = { 0 };
+			unsigned last = c->geom.nlevels - 1;
+			c->arch->decode(c, last, swp, &e);
+			CHECK(e.kind == PS_PT_SWAP && e.swp_type == 3 && e.swp_off == 0x1234, "%s: swap %d %llx/%llx",
+			      cases[i].release, (int)e.kind, (unsigned long long)e.swp_type, (unsigned long long)e.swp_off);
+			CHECK(!!(e.pte.known & (1u << PS_PTE_EXCLUSIVE)) == !v510, "%s: exclusive known", cases[i].release);
+			memset(&e, 0, sizeof e);
+			c->arch->decode(c, last, 0x40050000 | (v612 ? 1ull << 11 : 1ull << 58) | A_AF, &e);
+			CHECK(e.kind == PS_PT_LEAF && e.addr == 0x40050000, "%s: PROT_NONE present: %d", cases[i].release,
+			      (int)e.kind);
+		}
+		ps_core_close(c);
+		free(c);
+		free(f);
+	}
+}
+
 /* 16K and 64K granules: the geometry from PAGESIZE and VA_BITS, and a 64K walk. */
 static void test_arm64_granules(void)
 {
@@ -613,6 +683,7 @@ static void test_arm64_granules(void)
 	};
 	for (size_t g = 0; g < sizeof geo / sizeof geo[0]; g++) {
 		struct fake *f = calloc(1, sizeof *f);
+		vmci(f, "OSRELEASE", "6.1.0");
 		vmci(f, "PAGESIZE", "%u", geo[g].page_size);
 		vmci(f, "NUMBER(VA_BITS)", "%u", geo[g].va_bits);
 		vmci(f, "NUMBER(PHYS_OFFSET)", "0x40000000");
@@ -955,6 +1026,7 @@ int main(void)
 	test_cyclic_tables();
 	test_arm64();
 	test_arm64_granules();
+	test_arm64_versions();
 	test_kallsyms();
 	test_kallsyms_layouts();
 	return check_summary("test_pgtable");
