@@ -53,9 +53,12 @@ for fx in x86_64:amd64 arm64:arm64 armhf:armhf ppc64le:ppc64el; do
 	data=tests/fixtures/data/$name
 	[ -d "$data" ] || continue
 	vmlinux=
-	for v in "$cache"/dbg/"$debarch"/*/vmlinux-* \
-		"$cache"/fixtures/root/"$debarch"/linux-image-*-dbg*/usr/lib/debug/boot/vmlinux-*; do
-		[ -f "$v" ] && { vmlinux=$v; break; }
+	# The fixture's own kernel release: the cache may hold -dbg packages of other kernels
+	# (other suites' fixtures) for the same architecture.
+	rel=$(awk '$1 == "kernel_release" { print $2 }' "$data/MANIFEST")
+	for v in "$cache"/dbg/"$debarch"/*/vmlinux-"$rel" \
+		"$cache"/fixtures/root/"$debarch"/linux-image-*-dbg*/usr/lib/debug/boot/vmlinux-"$rel"; do
+		[ -n "$rel" ] && [ -f "$v" ] && { vmlinux=$v; break; }
 	done
 	if [ -z "$vmlinux" ]; then
 		echo "$name: no -dbg vmlinux in $cache (scripts/fetch-dbg.sh --fixture $name): skipped"
