@@ -213,7 +213,7 @@ fi
 #    a 48-bit CPU): every dump with no type-information option at all (5.10 lists no kallsyms in VMCOREINFO:
 #    found by their structure; 7.x has place-relative kallsyms offsets; 6.10+ page types),
 #    then with the committed BTF given: the same records.
-for fx in x86_64-bullseye x86_64-trixie x86_64-forky arm64-bullseye arm64-trixie arm64-forky; do
+for fx in x86_64-bullseye x86_64-trixie x86_64-trixie-la57 x86_64-forky arm64-bullseye arm64-trixie arm64-forky; do
 	[ -f "tests/fixtures/data/$fx/MANIFEST" ] || { bad "$fx: fixture missing"; continue; }
 	if extract "$ASAN" $fx qemu.elf "$T/$fx-elf.rec"; then
 		check_gt $fx "$T/$fx-elf.rec"
