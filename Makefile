@@ -67,6 +67,9 @@ $(B)/fuzz/fuzz_trace: fuzz/fuzz_trace.c $(LIB_SRC) $(ANALYZER_SRC) $(HDRS)
 # refuses to load into another): CRASH is that crash, CRASH_INCLUDE the directory of its
 # defs.h, CRASH_TARGET its target. Debian's crash 8.0.2 by default; for a crash built from
 # source: make crash-ext CRASH=/path/crash CRASH_INCLUDE=/path (the directory of defs.h).
+# make crash-ext CRASH_BUILD=9.0.2 (or 8.0.6) first builds that crash from Debian's source
+# (scripts/build-crash.sh, cached in $PAGESLEUTH_CACHE/crash-VERSION/) and then the library
+# for it: crash 9.0.2 opens Linux 7.x, which 8.0.6 cannot.
 # Output: $(B)/crash-ext/<version>-<target>/pagesleuth.so.
 CRASH         ?= /usr/bin/crash
 CRASH_INCLUDE ?= $(if $(filter /usr/bin/crash,$(CRASH)),/usr/include/crash,$(dir $(CRASH)))
@@ -74,7 +77,12 @@ CRASH_INCLUDE ?= $(if $(filter /usr/bin/crash,$(CRASH)),/usr/include/crash,$(dir
 CRASH_TARGET  ?= $(shell nm -D --defined-only $(CRASH) 2>/dev/null | \
 	awk '$$3 == "x86_64_init" { t = "X86_64" } $$3 == "arm64_init" { t = "ARM64" } \
 	     $$3 == "ppc64_init" { t = "PPC64" } END { print t }')
-CRASH_VERSION ?= $(shell $(CRASH) --version 2>/dev/null | awk '/^crash /{print $$2; exit}')
+# Not taken from the environment: scripts/build-crash.sh reads CRASH_VERSION there as the
+# crash to build. On the command line it still overrides.
+CRASH_VERSION  = $(shell $(CRASH) --version 2>/dev/null | awk '/^crash /{print $$2; exit}')
+# The gdb crash embeds, as defs.h wants it defined: GDB_10_2 for 8.0.x, GDB_16_3 for 9.0.2.
+CRASH_GDB      = $(or $(shell $(CRASH) --version 2>/dev/null | \
+	awk '/^GNU gdb/ { v = $$NF; gsub(/[.]/, "_", v); print "GDB_" v; exit }'),GDB_10_2)
 CRASH_EXT_DIR  = $(B)/crash-ext/$(CRASH_VERSION)-$(CRASH_TARGET)
 # The walker and what it needs, position-independent, every symbol hidden: crash exports
 # its own (libiberty's xmalloc, zlib, ...), which must not replace ours or the reverse.
@@ -83,26 +91,40 @@ PIC            := -fPIC -fvisibility=hidden
 CRASH_EXT_SRC  := $(wildcard crash-ext/*.c)
 CRASH_EXT_HDRS := $(wildcard crash-ext/*.h)
 
+ifneq ($(CRASH_BUILD),)
+crash-ext:
+	crash=$$(CRASH_VERSION=$(CRASH_BUILD) CRASH_TARGET=X86_64 ./scripts/build-crash.sh) && \
+	$(MAKE) --no-print-directory crash-ext CRASH_BUILD= CRASH="$$crash" CRASH_TARGET=X86_64
+else
 crash-ext:
 	@[ -n "$(CRASH_VERSION)" ] || { echo "make crash-ext: cannot run $(CRASH) --version (install crash, or set CRASH=)"; exit 1; }
 	@[ -f "$(CRASH_INCLUDE)/defs.h" ] || { echo "make crash-ext: no defs.h in $(CRASH_INCLUDE) (set CRASH_INCLUDE=)"; exit 1; }
 	@[ -n "$(CRASH_TARGET)" ] || { echo "make crash-ext: cannot tell $(CRASH)'s target (set CRASH_TARGET=X86_64, ARM64 or PPC64)"; exit 1; }
-	$(MAKE) --no-print-directory $(CRASH_EXT_DIR)/pagesleuth.so CRASH_VERSION=$(CRASH_VERSION) CRASH_TARGET=$(CRASH_TARGET)
+	$(MAKE) --no-print-directory $(CRASH_EXT_DIR)/pagesleuth.so CRASH_VERSION=$(CRASH_VERSION) \
+		CRASH_TARGET=$(CRASH_TARGET) CRASH_GDB=$(CRASH_GDB)
+endif
 
-# crash 8.0.6 built on this x86_64 host for arm64 dumps (crash's `make target=ARM64`; ~15 min,
-# cached), and the extension for it: tests/cases/crash_ext_arm64.sh runs it when present.
+# crash 8.0.6 (CRASH_BUILD=VERSION for another) built on this x86_64 host for another
+# architecture's dumps (crash's own `make target=...`, cached in
+# $PAGESLEUTH_CACHE/crash-8.0.6-arm64/ or -ppc64/), and the extension for it:
+#   make crash-cross                 ARCH=arm64, target=ARM64 (~15 min once)
+#   make crash-cross ARCH=ppc64le    target=PPC64 (~36 min once): ppc64le dumps
+# tests/cases/crash_ext_arm64.sh and crash_ext_ppc64le.sh run them when present.
+CRASH_CROSS_arm64   := ARM64
+CRASH_CROSS_ppc64le := PPC64
 crash-cross:
-	CRASH_TARGET=ARM64 ./scripts/build-crash.sh
-	$(MAKE) crash-ext CRASH=$${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}/crash-8.0.6-arm64/crash CRASH_TARGET=ARM64
+	@[ -n "$(CRASH_CROSS_$(or $(ARCH),arm64))" ] || { echo "make crash-cross: ARCH=$(ARCH): one of arm64 ppc64le (32-bit targets: pagesleuth extract)"; exit 2; }
+	crash=$$(CRASH_VERSION=$(or $(CRASH_BUILD),8.0.6) CRASH_TARGET=$(CRASH_CROSS_$(or $(ARCH),arm64)) ./scripts/build-crash.sh) && \
+	$(MAKE) --no-print-directory crash-ext CRASH_BUILD= CRASH="$$crash" CRASH_TARGET=$(CRASH_CROSS_$(or $(ARCH),arm64))
 
 $(B)/pic/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(CFLAGS) $(PIC) -c $< -o $@
-# defs.h as a system header: its own warnings are crash's business. -DGDB_10_2 as crash's
-# extensions/Makefile builds for 8.0.x.
+# defs.h as a system header: its own warnings are crash's business. -D$(CRASH_GDB) as crash's
+# extensions/Makefile builds (GDB_FLAGS: -DGDB_10_2 for 8.0.x, -DGDB_16_3 for 9.0.2).
 $(CRASH_EXT_DIR)/%.o: crash-ext/%.c $(HDRS) $(CRASH_EXT_HDRS) $(CRASH_INCLUDE)/defs.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(CFLAGS) $(PIC) -Icrash-ext -isystem $(CRASH_INCLUDE) -D$(CRASH_TARGET) -DGDB_10_2 \
+	$(CC) $(BASE) $(CFLAGS) $(PIC) -Icrash-ext -isystem $(CRASH_INCLUDE) -D$(CRASH_TARGET) -D$(CRASH_GDB) \
 		-DPS_CRASH_VERSION='"$(CRASH_VERSION)"' -c $< -o $@
 $(CRASH_EXT_DIR)/pagesleuth.so: $(patsubst crash-ext/%.c,$(CRASH_EXT_DIR)/%.o,$(CRASH_EXT_SRC)) $(call obj,$(B)/pic,$(CRASH_EXT_CORE))
 	$(CC) -shared -Wl,-Bsymbolic \

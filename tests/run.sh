@@ -34,10 +34,12 @@ fi
 # failing, each naming the build.
 make -s -j"$jobs" valgrind-tool CFLAGS="-O2 -g -Werror" || echo "valgrind tool: build failed"
 
-echo "== crash extension: Debian's crash 8.0.2, and crash 8.0.6 built from source (cached)"
-# crash 8.0.6 is built once per machine from Debian's trixie source package (~15 min cold,
-# cached in $PAGESLEUTH_CACHE/crash-8.0.6); tests/cases/crash_ext.sh runs the extension in
-# both crashes. A failure here shows up as that case failing, not as a build failure.
+echo "== crash extension: Debian's crash 8.0.2, and crash 8.0.6 and 9.0.2 built from source (cached)"
+# crash 8.0.6 (Debian's trixie source) and 9.0.2 (forky's: the one that opens Linux 7.x) are
+# built once per machine (~12 and ~23 min cold, cached in $PAGESLEUTH_CACHE/crash-VERSION/);
+# tests/cases/crash_ext.sh runs the extension in 8.0.2 and 8.0.6, crash_ext_versions.sh in
+# the crash that opens each newer kernel. A failure here shows up as those cases failing or
+# skipping (naming the build log), not as a build failure.
 # Also an ASan+UBSan variant for 8.0.2 (build-asan/crash-ext/): the bad-input case runs it in
 # crash with the sanitizer runtimes preloaded.
 asan_cflags="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -Werror"
@@ -45,18 +47,23 @@ asan_cflags="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 rm -f build/crash-ext/*/pagesleuth.so build-asan/crash-ext/*/pagesleuth.so
 make -s crash-ext CFLAGS="-O2 -g -Werror" || echo "crash extension for crash 8.0.2: build failed"
 make -s crash-ext B=build-asan CFLAGS="$asan_cflags" || echo "crash extension (ASan) for crash 8.0.2: build failed"
-if crash806=$(./scripts/build-crash.sh | tail -1) && [ -x "$crash806" ]; then
-	make -s crash-ext CRASH="$crash806" CFLAGS="-O2 -g -Werror" ||
-		echo "crash extension for crash 8.0.6: build failed"
-else
-	echo "crash 8.0.6: build failed (see $PAGESLEUTH_CACHE/crash-8.0.6/build.log)"
-fi
-# The cross crash for arm64 dumps, when `make crash-cross` has built it (not here: ~15 min).
-cross=$PAGESLEUTH_CACHE/crash-8.0.6-arm64/crash
-if [ -x "$cross" ]; then
-	make -s crash-ext CRASH="$cross" CRASH_TARGET=ARM64 CFLAGS="-O2 -g -Werror" ||
-		echo "crash extension for crash 8.0.6 (ARM64): build failed"
-fi
+for v in 8.0.6 9.0.2; do
+	if crash=$(CRASH_VERSION=$v CRASH_TARGET=X86_64 ./scripts/build-crash.sh) && [ -x "$crash" ]; then
+		make -s crash-ext CRASH="$crash" CFLAGS="-O2 -g -Werror" ||
+			echo "crash extension for crash $v: build failed"
+	else
+		echo "crash $v: not built (see $PAGESLEUTH_CACHE/crash-$v/build.log)"
+	fi
+done
+# The cross crashes for arm64 and ppc64le dumps, when `make crash-cross [ARCH=ppc64le]` has
+# built them (not here: ~15 and ~36 min).
+for t in ARM64 PPC64; do
+	cross=$PAGESLEUTH_CACHE/crash-8.0.6-${t,,}/crash
+	if [ -x "$cross" ]; then
+		make -s crash-ext CRASH="$cross" CRASH_TARGET=$t CFLAGS="-O2 -g -Werror" ||
+			echo "crash extension for crash 8.0.6 ($t): build failed"
+	fi
+done
 
 echo "== unit tests (normal and ASan+UBSan)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

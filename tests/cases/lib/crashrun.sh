@@ -33,6 +33,8 @@
 #                            CR_SANITIZE=1: LD_PRELOAD the libasan/libubsan that CR_SANITIZE_SO
 #                            links (crash itself is not instrumented: leak detection off, and
 #                            alloc_dealloc_mismatch off for crash's own C++ code).
+#                            CR_CRASH_OPTS: more options for crash, split at blanks
+#                            (e.g. --no_modules).
 #                            Returns 0 if crash ended normally: exit 0, not timed out, no
 #                            "segmentation violation"/"SIGSEGV"/"Aborted"/"gdb ... internal
 #                            error" and no sanitizer report in its output; otherwise prints
@@ -54,6 +56,7 @@ CR_ASAN_EXT_DIR=${PAGESLEUTH_CRASH_ASAN_EXT_DIR:-$CR_ROOT/build-asan/crash-ext}
 CR_SANITIZE=0
 CR_SANITIZE_SO=""
 CR_TIMEOUT=${CR_TIMEOUT:-300}
+CR_CRASH_OPTS=""
 CR_FX=x86_64
 CR_FX_DIR=$CR_ROOT/tests/fixtures/data/$CR_FX
 CR_FX_GEN=$CR_CACHE/crash-fixture
@@ -145,8 +148,9 @@ cr_run() { # NAME CRASH DUMP CMDS
 		envs+=("LD_PRELOAD=$(ldd "$CR_SANITIZE_SO" | awk '$1 ~ /^lib(asan|ubsan)\.so/ { print $3 }' | paste -sd' ')")
 	fi
 	t0=$(date +%s.%N)
+	# shellcheck disable=SC2086 # CR_CRASH_OPTS: several options, split on purpose
 	(cd "$CR_TMP/home" && HOME=$CR_TMP/home timeout -k 10 "$CR_TIMEOUT" env "${envs[@]}" \
-		"$crash" -s "$CR_VMLINUX" "$dump" -i "$CR_TMP/$name.cmds" </dev/null >"$out" 2>&1)
+		"$crash" -s ${CR_CRASH_OPTS:-} "$CR_VMLINUX" "$dump" -i "$CR_TMP/$name.cmds" </dev/null >"$out" 2>&1)
 	CR_RC=$?
 	echo "  crash $name: $(basename "$(dirname "$crash")")/$(basename "$crash") $(basename "$dump"):" \
 		"exit $CR_RC in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s," \
