@@ -43,6 +43,14 @@ static int64_t en(const struct ps_kinfo *ki, enum ps_ki_enum id)
 	return ki->enumval[id];
 }
 
+/* A page type's value from its enumerator, 0 if absent. With BITS_ONLY a value that is a
+ * page-flag bit number (6.10-6.11's PG_slab shares the old flag's name) counts as absent. */
+static uint32_t type_enum(const struct ps_kinfo *ki, enum ps_ki_enum id, bool bits_only)
+{
+	int64_t v = en(ki, id);
+	return v == PS_KI_ABSENT || (bits_only && v >= 0 && v < 64) ? 0 : (uint32_t)v;
+}
+
 int ps_page_types_resolve(const struct ps_kinfo *ki, uint32_t kver,
 			  bool (*vmci)(void *ctx, const char *key, int64_t *value), void *ctx,
 			  struct ps_page_types *pt, const char **why)
@@ -53,17 +61,14 @@ int ps_page_types_resolve(const struct ps_kinfo *ki, uint32_t kver,
 	if (en(ki, PS_KI_PGTY_BUDDY) != PS_KI_ABSENT) {
 		pt->top_byte = true;
 		pt->reserve = (int32_t)(UINT32_C(0xff) << 24); /* PGTY_mapcount_underflow << 24 */
-		int64_t v;
-#define PGTY(field, ID) pt->field = (v = en(ki, PS_KI_##ID)) == PS_KI_ABSENT ? 0 : (uint32_t)v
-		PGTY(buddy, PGTY_BUDDY);
-		PGTY(offline, PGTY_OFFLINE);
-		PGTY(table, PGTY_TABLE);
-		PGTY(guard, PGTY_GUARD);
-		PGTY(hugetlb, PGTY_HUGETLB);
-		PGTY(slab, PGTY_SLAB);
-		PGTY(zsmalloc, PGTY_ZSMALLOC);
-		PGTY(unaccepted, PGTY_UNACCEPTED);
-#undef PGTY
+		pt->buddy = type_enum(ki, PS_KI_PGTY_BUDDY, false);
+		pt->offline = type_enum(ki, PS_KI_PGTY_OFFLINE, false);
+		pt->table = type_enum(ki, PS_KI_PGTY_TABLE, false);
+		pt->guard = type_enum(ki, PS_KI_PGTY_GUARD, false);
+		pt->hugetlb = type_enum(ki, PS_KI_PGTY_HUGETLB, false);
+		pt->slab = type_enum(ki, PS_KI_PGTY_SLAB, false);
+		pt->zsmalloc = type_enum(ki, PS_KI_PGTY_ZSMALLOC, false);
+		pt->unaccepted = type_enum(ki, PS_KI_PGTY_UNACCEPTED, false);
 		pt->source = "type information";
 		return 0;
 	}
@@ -74,17 +79,14 @@ int ps_page_types_resolve(const struct ps_kinfo *ki, uint32_t kver,
 		pt->base = (uint32_t)en(ki, PS_KI_PAGE_TYPE_BASE);
 		pt->reserve = en(ki, PS_KI_PAGE_MAPCOUNT_RESERVE) != PS_KI_ABSENT
 				      ? (int32_t)en(ki, PS_KI_PAGE_MAPCOUNT_RESERVE) : (int32_t)~0xffff;
-		int64_t v;
-#define PGT(field, ID) pt->field = (v = en(ki, PS_KI_##ID)) == PS_KI_ABSENT || (v >= 0 && v < 64) ? 0 : (uint32_t)v
-		PGT(buddy, PG_BUDDY_TYPE);
-		PGT(offline, PG_OFFLINE_TYPE);
-		PGT(table, PG_TABLE_TYPE);
-		PGT(guard, PG_GUARD_TYPE);
-		PGT(hugetlb, PG_HUGETLB_TYPE);
-		PGT(slab, PG_SLAB);
-		PGT(zsmalloc, PG_ZSMALLOC_TYPE);
-		PGT(unaccepted, PG_UNACCEPTED_TYPE);
-#undef PGT
+		pt->buddy = type_enum(ki, PS_KI_PG_BUDDY_TYPE, true);
+		pt->offline = type_enum(ki, PS_KI_PG_OFFLINE_TYPE, true);
+		pt->table = type_enum(ki, PS_KI_PG_TABLE_TYPE, true);
+		pt->guard = type_enum(ki, PS_KI_PG_GUARD_TYPE, true);
+		pt->hugetlb = type_enum(ki, PS_KI_PG_HUGETLB_TYPE, true);
+		pt->slab = type_enum(ki, PS_KI_PG_SLAB, true);
+		pt->zsmalloc = type_enum(ki, PS_KI_PG_ZSMALLOC_TYPE, true);
+		pt->unaccepted = type_enum(ki, PS_KI_PG_UNACCEPTED_TYPE, true);
 		pt->source = "type information";
 		return 0;
 	}
