@@ -136,6 +136,14 @@ fi
 
 # ---- build ---------------------------------------------------------------------------------
 src=$OUT/src
+# A build interrupted inside gdb's (configured, crash.target not yet written) cannot resume:
+# crash's Makefile then asks for a fresh gdb tree. Start over.
+for cfg in "$src"/gdb-*/config.status; do
+	if [ -f "$cfg" ] && [ ! -f "$(dirname "$cfg")/crash.target" ]; then
+		say "an earlier build of $src was interrupted in gdb's: starting over"
+		rm -rf "$src"
+	fi
+done
 if [ ! -f "$src/Makefile" ]; then
 	rm -rf "$src"
 	if [ "$VERSION" = 8.0.6 ]; then
@@ -148,6 +156,8 @@ if [ ! -f "$src/Makefile" ]; then
 		# dpkg-source checks them against the .dsc and applies debian/patches.
 		dpkg-source --no-check -x "$dsc" "$src" >>"$LOG" 2>&1 ||
 			{ rm -rf "$src"; say "dpkg-source -x $dsc failed; see $LOG"; exit 1; }
+		# dpkg-source leaves copies of the orig tarballs beside $src: the ones in $work do.
+		rm -f "$OUT/crash_$VERSION"*.orig*.tar.*
 	fi
 fi
 say "building crash $VERSION for $TARGET in $src (make -j$JOBS, nice 10; log $LOG)"
