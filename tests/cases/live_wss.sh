@@ -74,16 +74,29 @@ HOT=$!
 PIDS="$HOT"
 wait_for "$T/hot.out" '^ready' "the toucher"
 sleep 0.1
-k_rss=$(awk '$1 == "Rss:" { print $2 * 1024 }' /proc/$HOT/smaps_rollup)
-"$PAGESLEUTH" wss -m referenced -o "$T/once.rec" $HOT 0.5 >"$T/once.table" 2>"$T/once.err"
-rc=$?
-[ $rc = 0 ] || fail "wss exited $rc: $(cat "$T/once.err")"
-k_rss_after=$(awk '$1 == "Rss:" { print $2 * 1024 }' /proc/$HOT/smaps_rollup)
-check_records "$T/once.rec" $HOT referenced once 1
-ref=$(field "$T/once.rec" ref 0) rss=$(field "$T/once.rec" rss 0) est=$(field "$T/once.rec" est 0)
-pages=$((ref / 4096))
-echo "live_wss: once: Ref $pages pages (K = $K), RSS $rss bytes (smaps_rollup $k_rss), Est $est s"
-[ $pages -ge $K ] && [ $pages -le $((K + SLACK)) ] || fail "once: Ref $pages pages, expected $K..$((K + SLACK))"
+# A window in which the toucher was not run (it prints "late GAP_MS at T_MS" when a pass came
+# more than 50 ms late: a busy machine, or a vCPU the host did not schedule) cannot show its
+# K pages; such a measurement is made again (3 tries). One in which it ran must.
+lates() { grep -c '^late' "$T/hot.out"; }
+late_since() { # COUNT: the late passes after the first COUNT, as "GAP ms at T ms; ..."
+	awk -v n="$1" '$1 == "late" && ++i > n { printf "%s ms at %s ms; ", $2, $4 }' "$T/hot.out"
+}
+for try in 1 2 3; do
+	l0=$(lates)
+	k_rss=$(awk '$1 == "Rss:" { print $2 * 1024 }' /proc/$HOT/smaps_rollup)
+	"$PAGESLEUTH" wss -m referenced -o "$T/once.rec" $HOT 0.5 >"$T/once.table" 2>"$T/once.err"
+	rc=$?
+	[ $rc = 0 ] || fail "wss exited $rc: $(cat "$T/once.err")"
+	k_rss_after=$(awk '$1 == "Rss:" { print $2 * 1024 }' /proc/$HOT/smaps_rollup)
+	check_records "$T/once.rec" $HOT referenced once 1
+	ref=$(field "$T/once.rec" ref 0) rss=$(field "$T/once.rec" rss 0) est=$(field "$T/once.rec" est 0)
+	pages=$((ref / 4096))
+	echo "live_wss: once: Ref $pages pages (K = $K), RSS $rss bytes (smaps_rollup $k_rss), Est $est s"
+	[ $pages -ge $K ] && [ $pages -le $((K + SLACK)) ] && break
+	late=$(late_since "$l0")
+	[ -n "$late" ] && [ $try -lt 3 ] || fail "once: Ref $pages pages, expected $K..$((K + SLACK))${late:+ (the toucher was late: $late)}"
+	echo "live_wss: NOTE: once: the toucher was not run on time ($late): measured again"
+done
 [ "$rss" = "$k_rss" ] && [ "$rss" = "$k_rss_after" ] || fail "once: RSS $rss, smaps_rollup says $k_rss (after: $k_rss_after)"
 awk -v e="$est" 'BEGIN { exit !(e >= 0.499 && e < 0.7) }' || fail "once: Est $est s for a 0.5 s window"
 grep -q 'method: referenced' "$T/once.err" && grep -q 'warning: clear_refs resets' "$T/once.err" ||
@@ -95,16 +108,24 @@ awk -v r="$ref" 'NR == 2 { exit !($4 == sprintf("%.2f", r / 1048576)) }' "$T/onc
 
 # 3. profile (on the same program): 0.2, 0.4, 0.8, 1.6; each row sees the K hot pages (from
 # 0.2 s on: on 2 busy CPUs the program, touching its K pages every 5 ms, was once not run
-# for a whole pass within 50 ms, and once not within 100 ms).
-"$PAGESLEUTH" wss -P 0.2 -o "$T/prof.rec" $HOT 1.6 >/dev/null 2>"$T/prof.err" || fail "wss -P: $(cat "$T/prof.err")"
-check_records "$T/prof.rec" $HOT referenced profile 4
-for i in 0 1 2 3; do
-	dur=$(field "$T/prof.rec" dur $i) est=$(field "$T/prof.rec" est $i) ref=$(field "$T/prof.rec" ref $i)
-	want=$(awk -v i=$i 'BEGIN { printf "%.3f", 0.2 * 2 ^ i }')
-	[ "$dur" = "$want" ] || fail "profile row $i: dur $dur, expected $want"
-	awk -v e="$est" -v d="$dur" 'BEGIN { exit !(e >= d - 0.001 && e < d + 0.2) }' || fail "profile row $i: Est $est for $dur"
-	p=$((ref / 4096))
-	[ $p -ge $K ] && [ $p -le $((K + SLACK)) ] || fail "profile row $i: Ref $p pages, expected $K..$((K + SLACK))"
+# for a whole pass within 50 ms, and once not within 100 ms; once, in CI, not within 200 ms:
+# then the toucher says it was late and the profile is made again).
+for try in 1 2 3; do
+	l0=$(lates) bad=""
+	"$PAGESLEUTH" wss -P 0.2 -o "$T/prof.rec" $HOT 1.6 >/dev/null 2>"$T/prof.err" || fail "wss -P: $(cat "$T/prof.err")"
+	check_records "$T/prof.rec" $HOT referenced profile 4
+	for i in 0 1 2 3; do
+		dur=$(field "$T/prof.rec" dur $i) est=$(field "$T/prof.rec" est $i) ref=$(field "$T/prof.rec" ref $i)
+		want=$(awk -v i=$i 'BEGIN { printf "%.3f", 0.2 * 2 ^ i }')
+		[ "$dur" = "$want" ] || fail "profile row $i: dur $dur, expected $want"
+		awk -v e="$est" -v d="$dur" 'BEGIN { exit !(e >= d - 0.001 && e < d + 0.2) }' || fail "profile row $i: Est $est for $dur"
+		p=$((ref / 4096))
+		[ $p -ge $K ] && [ $p -le $((K + SLACK)) ] || bad="${bad:-row $i: Ref $p pages, expected $K..$((K + SLACK))}"
+	done
+	[ -z "$bad" ] && break
+	late=$(late_since "$l0")
+	[ -n "$late" ] && [ $try -lt 3 ] || fail "profile $bad${late:+ (the toucher was late: $late)}"
+	echo "live_wss: NOTE: profile $bad; the toucher was not run on time ($late): measured again"
 done
 echo "live_wss: profile: durations $(awk '$1 == "wss" { sub("dur=", "", $6); printf "%s ", $6 }' "$T/prof.rec")ok"
 

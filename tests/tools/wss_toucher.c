@@ -4,7 +4,9 @@
  *   wss_toucher hot N K PERIOD_MS [LIFETIME_MS]
  *       N anonymous pages, all written once; then the first K are read again every PERIOD_MS
  *       ms (its working set: K pages, plus the few of its own stack and text). Exits after
- *       LIFETIME_MS when given.
+ *       LIFETIME_MS when given. A pass that starts more than 50 ms late (the process was not
+ *       run: a busy machine, a vCPU the host did not schedule) prints "late GAP_MS at T_MS"
+ *       (T since ready), so a test can tell a missed window from a wrong measurement.
  *   wss_toucher steps N K prefault|fresh
  *       N anonymous pages (written once first with prefault; left unmapped with fresh). Then,
  *       step after step: writes the next K pages, prints "step S pages=P minflt=M" (P pages
@@ -68,6 +70,7 @@ int main(int argc, char **argv)
 		struct timespec start, now;
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		unsigned sink = 0;
+		long last_pass = 0;
 		for (;;) {
 			for (size_t i = 0; i < k; i++)
 				sink += (unsigned char)mem[i * page];
@@ -75,6 +78,10 @@ int main(int argc, char **argv)
 			nanosleep(&ts, NULL);
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+			if (elapsed - last_pass > period_ms + 50)
+				say("late %llu at %llu%.0llu\n", (unsigned long long)(elapsed - last_pass),
+				    (unsigned long long)elapsed, 0);
+			last_pass = elapsed;
 			if (lifetime_ms >= 0 && elapsed >= lifetime_ms)
 				return (int)(sink & 0);
 		}
