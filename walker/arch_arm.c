@@ -7,8 +7,8 @@
  * points at h/w pt 0 (page + 2048), and Linux finds its own 512 PTEs at the start of that
  * page (pmd_page_vaddr masks PAGE_MASK), which is what is walked here. Linux PTE bits:
  * PRESENT 0, YOUNG 1, DIRTY 6, RDONLY 7, USER 8, XN 9, SHARED 10, NONE 11 (PROT_NONE, still
- * present). No pte_special without LPAE. Swap (pgtable.h): type bits 2-6, offset from bit 7,
- * bits 0-1 clear. Kernel lowmem is mapped by 1 MiB sections (type 0b10), one pair = 2 MiB.
+ * present). No pte_special without LPAE. Swap (pgtable.h): type bits 2-6, bits 0-1 clear,
+ * offset from bit 7, or from bit 8 since 6.3 with bit 7 the exclusive marker (kversion.c). Kernel lowmem is mapped by 1 MiB sections (type 0b10), one pair = 2 MiB.
  *
  * LPAE (pgtable-3level.h, -3level-hwdef.h): 3 levels of 64-bit descriptors, PGD 4 entries
  * (shift 30), PMD and PTE 512 each; table 0b11, PMD block 0b01 (2 MiB); PTE: PRESENT bits
@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "kversion.h"
 
 /* short descriptors */
 #define L_PTE_PRESENT 0x001u
@@ -69,6 +70,7 @@ struct arm_state {
 	uint64_t phys_offset;  /* PA of PAGE_OFFSET */
 	uint64_t lowmem_end;   /* VA end of the linear map */
 	uint64_t kernel_pgd;   /* PA of swapper_pg_dir */
+	struct ps_arm_swap_layout swap; /* this kernel's swap PTEs */
 };
 
 static inline const struct arm_state *st(const struct ps_core *c)
@@ -90,12 +92,16 @@ static bool arm_kvtop_direct(const struct ps_core *c, uint64_t va, uint64_t *pa)
 #define ARM_KNOWN ((1u << PS_PTE_WRITE) | (1u << PS_PTE_EXEC) | (1u << PS_PTE_USER) | \
 		   (1u << PS_PTE_ACCESSED) | (1u << PS_PTE_DIRTY))
 
-static void swap_entry(uint32_t val, struct ps_pt_entry *e)
+static void swap_entry(const struct ps_core *c, uint32_t val, struct ps_pt_entry *e)
 {
-	/* __swp_type: bits 2-6; __swp_offset: from bit 7 (swp_entry_t is 32 bits). */
+	/* swp_entry_t is 32 bits; before init (no state) the layout of kernels before 6.3. */
+	struct ps_arm_swap_layout old;
+	const struct ps_arm_swap_layout *l = st(c) ? &st(c)->swap : (ps_arm_swap_layout(0, &old), &old);
 	e->kind = PS_PT_SWAP;
-	e->swp_type = (val >> 2) & 0x1f;
-	e->swp_off = val >> 7;
+	e->swp_type = (val >> l->type_shift) & ((1u << l->type_bits) - 1);
+	e->swp_off = val >> l->offset_shift;
+	if (l->exclusive_bit >= 0)
+		ps_pte_note(&e->pte, PS_PTE_EXCLUSIVE, val >> l->exclusive_bit & 1);
 }
 
 static void decode_2level(const struct ps_core *c, unsigned level, uint64_t raw, struct ps_pt_entry *e)
@@ -103,7 +109,7 @@ static void decode_2level(const struct ps_core *c, unsigned level, uint64_t raw,
 	if (level == 1) {
 		uint32_t pte = (uint32_t)raw;
 		if (!(pte & L_PTE_PRESENT)) {
-			swap_entry(pte, e);
+			swap_entry(c, pte, e);
 			return;
 		}
 		e->kind = PS_PT_LEAF;
@@ -156,7 +162,7 @@ static void decode_lpae(const struct ps_core *c, unsigned level, uint64_t raw, s
 	bool last = level + 1 == c->geom.nlevels;
 	if (last) {
 		if (!(raw & LP_PRESENT)) {
-			swap_entry((uint32_t)raw, e); /* __pte_to_swp_entry keeps the low word */
+			swap_entry(c, (uint32_t)raw, e); /* __pte_to_swp_entry keeps the low word */
 			return;
 		}
 	} else if ((raw & 3) == 3) {
@@ -319,6 +325,8 @@ static int arm_init(struct ps_core *c)
 		return ps_core_fail(c, "arm: out of memory");
 	free(c->arch_priv);
 	c->arch_priv = s;
+
+	ps_arm_swap_layout(ps_kver_parse(c->release), &s->swap);
 
 	/* The layout: stated (sizeof(pte_t), CONFIG_ARM_LPAE=y) or tried (see the top). */
 	const char *lpae = ps_core_vmcoreinfo(c, "CONFIG_ARM_LPAE");

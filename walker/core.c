@@ -147,6 +147,12 @@ int ps_core_open(struct ps_core *c, const struct ps_target *t)
 		ps_core_close(c); /* a failed open holds nothing; closing again is harmless */
 		return -1;
 	}
+	/* kallsyms looked for during the architecture's setup (arm: __pv_phys_pfn_offset, not in
+	 * VMCOREINFO) could not be read before kernel addresses translated: try them again. */
+	if (!c->kallsyms) {
+		c->kallsyms_tried = false;
+		c->kallsyms_err[0] = 0;
+	}
 
 	/* Optional: a dump without symbols keeps the target's max_pfn. */
 	uint64_t sym;

@@ -199,3 +199,23 @@ void ps_arm64_pte_layout(uint32_t kver, struct ps_arm64_pte_layout *out)
 		if (kver >= a64_pte_rows[i].since)
 			*out = a64_pte_rows[i].l;
 }
+
+/* 32-bit arm swap entries, by kernel version. Until 6.2: type bits 2-6, offset from bit 7
+ * (checked on Debian's 6.1: armhf). 6.3: bit 7 remembers PG_anon_exclusive and the offset
+ * starts at bit 8 (20aae9eff5ac, "arm/mm: support __HAVE_ARCH_PTE_SWP_EXCLUSIVE"; checked on
+ * Debian's 6.12: armhf-trixie). */
+static const struct arm_swap_row {
+	uint32_t since;
+	struct ps_arm_swap_layout l;
+} arm_swap_rows[] = {
+	{ 0, { 2, 5, 7, -1, "(before 6.3)" } },
+	{ PS_KVER(6, 3, 0), { 2, 5, 8, 7, "20aae9eff5ac" } },
+};
+
+void ps_arm_swap_layout(uint32_t kver, struct ps_arm_swap_layout *out)
+{
+	*out = arm_swap_rows[0].l;
+	for (size_t i = 0; i < sizeof arm_swap_rows / sizeof arm_swap_rows[0]; i++)
+		if (kver >= arm_swap_rows[i].since)
+			*out = arm_swap_rows[i].l;
+}

@@ -66,6 +66,15 @@ struct ps_arm64_pte_layout {
 };
 void ps_arm64_pte_layout(uint32_t kver, struct ps_arm64_pte_layout *out);
 
+/* 32-bit arm swap PTEs (arch/arm/include/asm/pgtable.h; short descriptors and LPAE's low
+ * word alike): where the type and offset sit, and the exclusive marker where there is one. */
+struct ps_arm_swap_layout {
+	unsigned type_shift, type_bits, offset_shift;
+	int exclusive_bit; /* -1: none */
+	const char *commit;
+};
+void ps_arm_swap_layout(uint32_t kver, struct ps_arm_swap_layout *out);
+
 static inline bool ps_page_is_type(const struct ps_page_types *pt, uint32_t page_type, uint32_t type)
 {
 	if (!type)

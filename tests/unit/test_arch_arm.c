@@ -18,6 +18,7 @@
 #include "core.h"
 #include "check.h"
 #include "pt_harness.h"
+#include "kversion.h"
 
 /* ---- the synthetic dump and the walk recorder: tests/unit/pt_harness.h ---------------- */
 
@@ -416,9 +417,61 @@ static void test_arm_refusals(void)
 	free(f);
 }
 
+/* 6.3 moved the swap offset up one bit for the exclusive marker (20aae9eff5ac): a 6.12
+ * kernel's swap PTEs (as Debian's 6.12 armmp writes them: tests/fixtures armhf-trixie)
+ * read with the new layout, the same bits under 6.1 with the old one. */
+static void test_arm_swap_versions(void)
+{
+	const char *releases[] = { "6.1.0-50-armmp", "6.12.117+deb13-armmp" };
+	for (int v = 0; v < 2; v++) {
+		struct fake *f = calloc(1, sizeof *f);
+		vmci(f, "OSRELEASE", "%s", releases[v]);
+		vmci(f, "SYMBOL(swapper_pg_dir)", "%x", SWAPPER);
+		vmci(f, "SYMBOL(high_memory)", "%x", PO + 0x10000);
+		vmci(f, "SYMBOL(__pv_phys_pfn_offset)", "%x", PO + 0x10004);
+		arm_kernel(f, PHYS >> 12);
+		const uint64_t pgd = 0x40100000, pt = 0x40200000;
+		for (unsigned k = 1; k < 4; k++)
+			fake_page(f, pgd + k * 4096, true);
+		put_pair(f, pgd, (pt + 2048) | PMD_USER_TABLE, (pt + 3072) | PMD_USER_TABLE);
+		put32(f, pt + 1 * 4, (3u << 2) | (1u << 7) | (0x1234u << 8)); /* 6.12: swap 3/0x1234, exclusive */
+		put32(f, pt + 2 * 4, (1u << 2) | (0x40u << 8));               /* 6.12: swap 1/0x40 */
+		struct ps_target t = fake_target(f);
+		struct ps_core *c = calloc(1, sizeof *c);
+		if (CHECK(ps_core_open(c, &t) == 0, "open %s: %s", releases[v], c->err)) {
+			struct evlist l = { 0 };
+			CHECK_U64(ps_pt_walk(c, pgd, 0, 0x200000, record, &l), 0);
+			CHECK_U64(l.n, 2);
+			CHECK_EV(l, 0, PS_PT_EV_SWAP, 0x1000, 1, 12);
+			CHECK_EV(l, 1, PS_PT_EV_SWAP, 0x2000, 1, 12);
+			CHECK_U64(l.ev[0].e.swp_type, 3);
+			CHECK_U64(l.ev[1].e.swp_type, 1);
+			if (v == 0) { /* 6.1: offset from bit 7, so the marker reads as its low bit */
+				CHECK_U64(l.ev[0].e.swp_off, (0x1234u << 1) | 1);
+				CHECK_U64(l.ev[1].e.swp_off, 0x40u << 1);
+			} else {
+				CHECK_U64(l.ev[0].e.swp_off, 0x1234);
+				CHECK_U64(l.ev[1].e.swp_off, 0x40);
+				const uint8_t excl = 1u << PS_PTE_EXCLUSIVE;
+				CHECK((l.ev[0].e.pte.known & excl) && (l.ev[0].e.pte.set & excl), "6.12: exclusive marker read");
+				CHECK((l.ev[1].e.pte.known & excl) && !(l.ev[1].e.pte.set & excl), "6.12: not exclusive");
+			}
+		}
+		ps_core_close(c);
+		free(c);
+		free(f);
+	}
+	struct ps_arm_swap_layout sl;
+	ps_arm_swap_layout(PS_KVER(6, 2, 16), &sl);
+	CHECK_U64(sl.offset_shift, 7);
+	ps_arm_swap_layout(PS_KVER(6, 3, 0), &sl);
+	CHECK_U64(sl.offset_shift, 8);
+}
+
 int main(void)
 {
 	test_arm_2level();
+	test_arm_swap_versions();
 	test_arm_phys_offset();
 	test_arm_big_endian();
 	test_arm_lpae();
