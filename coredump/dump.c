@@ -958,7 +958,9 @@ static void set_arch(struct ps_dump *d, const unsigned char *head, size_t n)
 			 vmcoreinfo_get(d, "NUMBER(pgtable_l5_enabled)"))
 			a = "x86_64";
 		else if (vmcoreinfo_get(d, "NUMBER(RADIX_MMU)") || vmcoreinfo_get(d, "SYMBOL(vmemmap_list)"))
-			a = d->target.big_endian ? "ppc64" : "ppc64le";
+			/* powerpc; the width tells which: 6.12's 32-bit e500 kernel also writes
+			 * NUMBER(RADIX_MMU)=0 (6.1's did not). */
+			a = d->target.ptr_size == 4 ? "ppc32" : d->target.big_endian ? "ppc64" : "ppc64le";
 	}
 	if (!a) {
 		/* Nothing says: a big-endian 32-bit Linux dump is ppc32 in practice, a little-

@@ -1,7 +1,10 @@
 /* arch_ppc32.c - 32-bit PowerPC Book-E page tables (e500 with 64- or 32-bit PTEs, 44x) and
  * the kernel's address layout (Linux 6.1, arch/powerpc/include/asm/nohash/).
  *
- * Two levels (nohash/32/pgtable.h): a PGD of 4-byte entries and PTE pages of
+ * Two levels (nohash/32/pgtable.h): a PGD of 4-byte entries (8-byte on e500 with 64-bit PTEs
+ * since 6.11, 6b0e82791bd0: sizeof(pmd_t) from vm_fault.orig_pmd, else kversion.c; the
+ * PTE page's address is then in the entry's low word, and an entry with _PAGE_PSIZE bits is a
+ * huge page's PTE, reported as a bad entry, not read) and PTE pages of
  * 1 << PTE_SHIFT entries, PTE_SHIFT = PAGE_SHIFT - log2(sizeof(pte_t)) (two less with
  * 256K pages), PGDIR_SHIFT = PAGE_SHIFT + PTE_SHIFT. On Book-E a PGD entry holds the
  * KERNEL-VIRTUAL (lowmem) address of its PTE page; _PMD_BAD = ~PAGE_MASK.
@@ -37,6 +40,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "kversion.h"
 
 enum ppc32_flavour { PPC32_E500_64, PPC32_E500_32, PPC32_44X };
 
@@ -65,6 +69,7 @@ struct ppc32_state {
 	uint64_t phys_start;  /* PA of PAGE_OFFSET (PAGE_OFFSET - VIRT_PHYS_OFFSET) */
 	uint64_t lowmem_end;  /* VA end of the linear map */
 	uint64_t kernel_pgd;  /* PA of swapper_pg_dir, 0 if unknown */
+	unsigned pgd_entry_size; /* sizeof(pgd_t): 4, or 8 (e500 64-bit PTEs, 6.11+) */
 };
 
 static inline const struct ppc32_state *st(const struct ps_core *c)
@@ -96,7 +101,9 @@ static void ppc32_decode(const struct ps_core *c, unsigned level, uint64_t raw, 
 		uint64_t table_mask = ((uint64_t)b->pte_size << c->geom.levels[1].bits) - 1;
 		if (raw & pmask & table_mask) {
 			e->kind = PS_PT_BAD;
-			e->why = "PGD entry with low bits set (_PMD_BAD; hugepd is not read)";
+			e->why = s->pgd_entry_size == 8 && (raw & 0xf00)
+					 ? "PGD entry holding a huge page's PTE (contiguous PMD, 6.11+): not read"
+					 : "PGD entry with low bits set (_PMD_BAD; hugepd is not read)";
 			return;
 		}
 		uint64_t pa;
@@ -297,9 +304,9 @@ static void lowmem_end_from_max_pfn(struct ps_core *c, struct ppc32_state *s)
 	const struct ps_pt_level *l0 = &c->geom.levels[0];
 	for (uint64_t va = s->page_offset; va < s->lowmem_end; va += UINT64_C(1) << l0->shift) {
 		uint8_t b[8];
-		if (ps_pread(c, s->kernel_pgd + (va >> l0->shift) * 4, b, 4) != PS_READ_OK)
+		if (ps_pread(c, s->kernel_pgd + (va >> l0->shift) * l0->entry_size, b, l0->entry_size) != PS_READ_OK)
 			return;
-		uint64_t table = ps_load_u32(c, b), pa;
+		uint64_t table = l0->entry_size == 8 ? ps_load_u64(c, b) : ps_load_u32(c, b), pa;
 		if (!table)
 			continue;
 		struct ps_pt_entry e = { 0 };
@@ -401,11 +408,21 @@ static int ppc32_init(struct ps_core *c)
 		s->flavour = pte_size == 8 ? PPC32_E500_64 : PPC32_E500_32;
 	}
 	s->b = &flavours[s->flavour];
+	uint32_t pgd_size = 0;
+	if (c->have_kinfo && ps_ki_has(&c->ki, PS_KI_VM_FAULT_ORIG_PMD))
+		pgd_size = c->ki.member[PS_KI_VM_FAULT_ORIG_PMD].size; /* sizeof(pmd_t) = sizeof(pgd_t) */
+	if (pgd_size && pgd_size != 4 && pgd_size != 8)
+		return ps_core_fail(c, "ppc32: sizeof(pmd_t) is %u", pgd_size);
+	if (!pgd_size)
+		pgd_size = s->flavour == PPC32_44X ? 4
+			   : ps_ppc32_e500_pgd_entry_size(ps_kver_parse(c->release), s->flavour == PPC32_E500_64, NULL);
+	s->pgd_entry_size = pgd_size;
 	s->provisional = false;
 
 	unsigned pte_shift = ps - (s->b->pte_size == 8 ? 3 : 2) - (ps == 18 ? 2 : 0);
 	g->nlevels = 2;
-	g->levels[0] = (struct ps_pt_level){ .shift = ps + pte_shift, .bits = 32 - ps - pte_shift, .entry_size = 4 };
+	g->levels[0] = (struct ps_pt_level){ .shift = ps + pte_shift, .bits = 32 - ps - pte_shift,
+					     .entry_size = s->pgd_entry_size };
 	g->levels[1] = (struct ps_pt_level){ .shift = ps, .bits = pte_shift, .entry_size = s->b->pte_size };
 	if (!have_high_memory)
 		lowmem_end_from_max_pfn(c, s);

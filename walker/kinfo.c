@@ -38,6 +38,9 @@ static const struct {
 	 * (Kiryl Shutsemau, 2026; in Debian's 7.2): still bit 0 = tail; the rest points at
 	 * the head, or is a mask of the head's address (page.c head_pfn_of). */
 	{ PS_KI_PAGE_COMPOUND_HEAD, "compound_info" },
+	/* powerpc's mm_context_t.vdso_base up to 5.10, renamed vdso in 5.11 ("powerpc/vdso:
+	 * Replace vdso_base by vdso", c102f0766748). */
+	{ PS_KI_MM_CONTEXT_VDSO, "context.vdso_base" },
 };
 static const struct named_spec size_specs[PS_KI_NSIZES] = {
 #define X(ID, TYPE, REQ) [PS_KI_##ID] = { TYPE, REQ },

@@ -118,7 +118,8 @@
 	X(PGDAT_NODE_PAGE_EXT, "pglist_data", "node_page_ext", KI_OPT) /* FLATMEM page_ext */  \
 	X(MEM_SECTION_PAGE_EXT, "mem_section", "page_ext", KI_OPT)   /* SPARSEMEM page_ext */  \
 	X(ZONE_FREE_AREA, "zone", "free_area", KI_OPT)               /* nelems = MAX_ORDER */  \
-	X(VM_FAULT_ORIG_PTE, "vm_fault", "orig_pte", KI_OPT)         /* size = sizeof(pte_t) */
+	X(VM_FAULT_ORIG_PTE, "vm_fault", "orig_pte", KI_OPT)         /* size = sizeof(pte_t) */ \
+	X(VM_FAULT_ORIG_PMD, "vm_fault", "orig_pmd", KI_OPT)         /* size = sizeof(pmd_t) */
 
 /* X(ID, "type", REQ|OPT) -> sizeof */
 #define PS_KI_SIZES(X)                                                                        \

@@ -219,3 +219,16 @@ void ps_arm_swap_layout(uint32_t kver, struct ps_arm_swap_layout *out)
 		if (kver >= arm_swap_rows[i].since)
 			*out = arm_swap_rows[i].l;
 }
+
+/* 32-bit PowerPC e500 (85xx) with 64-bit PTEs: pgd_t became 64 bits in 6.11 (6b0e82791bd0,
+ * "powerpc/e500: switch to 64 bits PGD on 85xx (32 bits)"), so that a PGD entry can hold a
+ * huge page's PTE ("powerpc/e500: Use contiguous PMD instead of hugepd"); checked on 6.12
+ * built from Debian's linux-source-6.12 (tests/fixtures ppc32-e500-64pte-trixie). 32-bit
+ * PTEs and 44x keep 4-byte entries. */
+unsigned ps_ppc32_e500_pgd_entry_size(uint32_t kver, bool pte_64bit, const char **commit)
+{
+	bool wide = pte_64bit && kver >= PS_KVER(6, 11, 0);
+	if (commit)
+		*commit = wide ? "6b0e82791bd0" : "(before 6.11)";
+	return wide ? 8 : 4;
+}

@@ -75,6 +75,10 @@ struct ps_arm_swap_layout {
 };
 void ps_arm_swap_layout(uint32_t kver, struct ps_arm_swap_layout *out);
 
+/* Bytes of a 32-bit PowerPC e500 PGD entry when the type information does not say
+ * (sizeof(pmd_t), vm_fault.orig_pmd): with 64-bit PTEs 8 since 6.11, else 4. */
+unsigned ps_ppc32_e500_pgd_entry_size(uint32_t kver, bool pte_64bit, const char **commit);
+
 static inline bool ps_page_is_type(const struct ps_page_types *pt, uint32_t page_type, uint32_t type)
 {
 	if (!type)

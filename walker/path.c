@@ -332,14 +332,17 @@ const char *mm_special_name(struct ps_walker *w, const struct mm_space *mm, cons
 				return n;
 		}
 	}
-	/* 3. Else the vDSO base the architecture keeps in mm->context; the data pages
-	 *    ([vvar]) sit right below it on x86_64 and arm64. */
-	if (!w->have_special_vmops && mm->readable && mm_has(w, PS_KI_MM_CONTEXT_VDSO)) {
+	/* 3. Else the vDSO base the architecture keeps in mm->context: what arch_vma_name()
+	 *    names when the VMA's vm_ops have no name (powerpc up to 5.10 maps its vDSO with
+	 *    install_special_mapping(), whose legacy vm_ops have none, and names it by
+	 *    mm->context.vdso_base); without the special-mapping symbol also the data pages
+	 *    ([vvar]) right below it, as on x86_64 and arm64. */
+	if (mm->readable && !v->file && mm_has(w, PS_KI_MM_CONTEXT_VDSO)) {
 		uint64_t vdso;
 		if (mm_get(w, mm->buf, (size_t)mm_size(w, PS_KI_MM_STRUCT), PS_KI_MM_CONTEXT_VDSO, &vdso) && vdso) {
 			if (v->start == vdso)
 				return "[vdso]";
-			if (next && next->start == vdso && v->end == vdso && !next->file)
+			if (!w->have_special_vmops && next && next->start == vdso && v->end == vdso && !next->file)
 				return "[vvar]";
 		}
 	}

@@ -206,20 +206,25 @@ for fx in armhf armhf-trixie; do
 		bad "$fx: without type information: exit $rc, $(tail -1 "$T/$fx-none.err")"
 	[ -e "$T/$fx-none.rec" ] && bad "$fx: a refused extraction left $T/$fx-none.rec"
 done
-for fx in armhf armhf-trixie ppc32-e500-64pte ppc32-mpc8544ds-32pte; do
+#    ppc32-e500-64pte-bullseye/-trixie: the same e500 kernel built from linux-source-5.10
+#    and -6.12.
+PPC32_E500="ppc32-e500-64pte ppc32-e500-64pte-bullseye ppc32-e500-64pte-trixie"
+for fx in armhf armhf-trixie $PPC32_E500 ppc32-mpc8544ds-32pte; do
 	if extract "$ASAN" $fx qemu.elf "$T/$fx-elf.rec" --btf "$(fx_btf $fx)"; then
 		check_gt $fx "$T/$fx-elf.rec"
 		check_report "$T/$fx-elf.rec" $fx
 		python3 tests/cases/lib/records.py region-tags "$T/$fx-elf.rec" "$T/gt.$fx" m || fail=1
 	fi
 done
-#    QEMU's kdump-zlib of the e500 guest: the same records as its ELF.
-if extract "$ASAN" ppc32-e500-64pte qemu-kdump-zlib.kdump "$T/ppc32-kdump.rec" --btf "$(fx_btf ppc32-e500-64pte)"; then
-	check_gt ppc32-e500-64pte "$T/ppc32-kdump.rec"
-	[ -s "$T/ppc32-e500-64pte-elf.rec" ] &&
-		{ cmp -s <(grep -v '^header ' "$T/ppc32-kdump.rec") <(grep -v '^header ' "$T/ppc32-e500-64pte-elf.rec") ||
-			bad "ppc32-e500-64pte: kdump-zlib and ELF records differ"; }
-fi
+#    QEMU's kdump-zlib of the e500 guests: the same records as their ELF.
+for fx in $PPC32_E500; do
+	if extract "$ASAN" $fx qemu-kdump-zlib.kdump "$T/$fx-kdump.rec" --btf "$(fx_btf $fx)"; then
+		check_gt $fx "$T/$fx-kdump.rec"
+		[ -s "$T/$fx-elf.rec" ] &&
+			{ cmp -s <(grep -v '^header ' "$T/$fx-kdump.rec") <(grep -v '^header ' "$T/$fx-elf.rec") ||
+				bad "$fx: kdump-zlib and ELF records differ"; }
+	fi
+done
 # 7. Other kernel generations (Debian 11's 5.10, 13's 6.12, the newest in sid), x86_64 and
 #    arm64 (arm64: 5.10 without VMEMMAP_START in VMCOREINFO, 6.12/7.2 built for 52-bit VAs on
 #    a 48-bit CPU): every dump with no type-information option at all (5.10 lists no kallsyms in VMCOREINFO:

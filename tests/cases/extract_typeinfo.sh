@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # extract_typeinfo.sh - the type-information sources give identical records, on the QEMU ELF
 # dump of every architecture's fixture (x86_64, arm64, ppc64le, armhf, ppc32 e500 with 64-
-# and with 32-bit PTEs). The ways, each run when it can be:
+# and with 32-bit PTEs; the e500 one also built from linux-source-5.10 and -6.12). The ways,
+# each run when it can be:
 #   (a) BTF: found in the dump (x86_64, arm64); the committed detached BTF with --btf for
 #       the kernels built without it (ppc64le, armhf: pahole from the -dbg package; ppc32:
 #       pahole from the build), plus --system-map for ppc64le (its kallsyms has no data
@@ -78,7 +79,8 @@ vmlinux_of() {
 	esac
 }
 
-for fx in x86_64 arm64 ppc64le armhf ppc32-e500-64pte ppc32-mpc8544ds-32pte; do
+for fx in x86_64 arm64 ppc64le armhf ppc32-e500-64pte ppc32-mpc8544ds-32pte ppc32-e500-64pte-bullseye \
+	ppc32-e500-64pte-trixie; do
 	echo "== $fx"
 	dump=$(fx_dump "$fx" qemu.elf) || { bad "$fx: qemu.elf not available"; continue; }
 	btf=$(fx_btf "$fx") || { bad "$fx: BTF not available"; continue; }

@@ -16,8 +16,10 @@ the mm: the walker cannot see it).
 
 The vdso: gtcap itself runs while it captures, and its own mapping of the vdso page counts
 in that page's kpagecount; it has exited when the dump is taken. The pages of every [vdso]
-VMA therefore get KPAGECOUNT - 1 when gtcap could have mapped them (count >= 2), so the
-value is the dump's. extract_fixtures.sh checks the same fact independently (a 4K page's
+VMA therefore get KPAGECOUNT - 1 when gtcap could have mapped them: when more address
+spaces map the page than the workload processes that the ground truth shows mapping it
+(gtcap maps the pages its startup reads, as /init did; a page only some workload processes
+touched, as 5.10 powerpc's vDSO data page inside [vdso], is not gtcap's). extract_fixtures.sh checks the same fact independently (a 4K page's
 mapcount equals the number of PTEs mapping it across all address spaces of the dump).
 A note on stderr says how many pages were adjusted.
 
@@ -115,6 +117,12 @@ def main():
     # flipped after the capture: an odd number of vdso-touching exits (see the top).
     vdso_referenced_flips = vdso_flips_after_capture(src)
     adjusted = 0
+    mappers = {}  # PFN -> the workload processes mapping it
+    for pid in pages:
+        for va, text in pages[pid]:
+            pfn = text.split(" ")[1]
+            if pfn != "-":
+                mappers.setdefault(pfn, set()).add(pid)
     for pid in pages:
         vdso = []
         for l in smaps.get(pid, []):
@@ -124,7 +132,7 @@ def main():
         fixed = []
         for va, text in pages[pid]:
             f = text.split(" ")
-            if f[1] != "-" and any(s <= va < e for s, e in vdso) and int(f[2]) >= 2:
+            if f[1] != "-" and any(s <= va < e for s, e in vdso) and int(f[2]) > len(mappers[f[1]]):
                 f[2] = "%d" % (int(f[2]) - 1)
                 if vdso_referenced_flips:
                     if int(f[3], 16) & 4:

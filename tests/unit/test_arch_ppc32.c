@@ -18,6 +18,7 @@
 #include "core.h"
 #include "check.h"
 #include "pt_harness.h"
+#include "kversion.h"
 
 /* ---- the synthetic dump and the walk recorder: tests/unit/pt_harness.h ---------------- */
 
@@ -198,6 +199,64 @@ out:
 	ps_core_close(c);
 	free(c);
 	free(f);
+}
+
+/* e500 with 64-bit PTEs since 6.11 (6b0e82791bd0): 8-byte PGD entries, the PTE page's
+ * kernel address in the low word, and a huge page's PTE (_PAGE_PSIZE set) possible in a PGD
+ * entry. Known from sizeof(pmd_t) in the type information (vm_fault.orig_pmd), else from the
+ * release; both ways, and the type information winning over a release that says otherwise. */
+static void test_e500_64_wide_pgd(void)
+{
+	for (int way = 0; way < 2; way++) {
+		struct fake *f = new_fake();
+		kernel_vars(f, 0);
+		vmci(f, "OSRELEASE", "%s", way == 0 ? "6.12.117-pagesleuth-e500-64pte" : "6.1.192-patched");
+		fake_page(f, 0x402000, true); /* swapper_pg_dir: 16K with 8-byte entries */
+		fake_page(f, 0x403000, true);
+		put64(f, 0x400000 + (0xd1000000 >> 21) * 8, 0xc0203000);
+		put64(f, 0x203000, E_PTE(0x777) | E_BASE | E_SR | E_SW | E_DIRTY);
+		struct ps_target t = fake_target(f);
+		struct ps_core *c = calloc(1, sizeof *c);
+		struct ps_kinfo *ki = calloc(1, sizeof *ki);
+		ps_kinfo_init(ki);
+		ki->member[PS_KI_VM_FAULT_ORIG_PTE] = (struct ps_kinfo_member){ .offset = 0x20, .size = 8 };
+		if (way == 1) /* 6.1's release, but the type information says pmd_t is 8 bytes */
+			ki->member[PS_KI_VM_FAULT_ORIG_PMD] = (struct ps_kinfo_member){ .offset = 0x20, .size = 8 };
+		ki->symbol[PS_KI_TLBCAM_INDEX] = 0xc0010100;
+		if (CHECK(ps_core_open(c, &t) == 0, "open: %s", c->err) &&
+		    CHECK(ps_core_set_kinfo(c, ki) == 0, "kinfo: %s", c->err)) {
+			CHECK_U64(c->geom.levels[0].entry_size, 8);
+			CHECK_U64(c->geom.levels[0].bits, 11);
+			uint64_t pa = 0;
+			CHECK_U64(ps_kvtop(c, 0xd1000010, &pa), 0);
+			CHECK_U64(pa, 0x777010);
+			const uint64_t pgd = 0x100000, pt = 0x200000;
+			for (unsigned k = 1; k < 4; k++)
+				fake_page(f, pgd + k * 0x1000, true);
+			put64(f, pgd + 0 * 8, 0xc0200000);                                  /* [0] PTE page */
+			put64(f, pgd + 1 * 8, E_PTE(0x4000) | E_BASE | E_SR | E_UR | 0x500); /* [1] a 4M page's PTE */
+			put64(f, pt + 1 * 8, E_PTE(0x300) | E_BASE | E_SR | E_UR | E_SW | E_UW | E_DIRTY);
+			put64(f, pt + 2 * 8, swp_pte(1, 0x40));
+			struct evlist l = { 0 };
+			CHECK_U64(ps_pt_walk(c, pgd, 0, 0x400000, record, &l), 0);
+			CHECK_U64(l.n, 3);
+			CHECK_EV(l, 0, PS_PT_EV_LEAF, 0x1000, 1, 12);
+			CHECK_U64(l.ev[0].e.addr, 0x300000);
+			CHECK_EV(l, 1, PS_PT_EV_SWAP, 0x2000, 1, 12);
+			CHECK_U64(l.ev[1].e.swp_off, 0x40);
+			CHECK_EV(l, 2, PS_PT_EV_BAD, 0x200000, 512, 21);
+			CHECK_CONTAINS(l.ev[2].e.why, "huge page's PTE");
+		}
+		free(ki);
+		ps_core_close(c);
+		free(c);
+		free(f);
+	}
+	const char *commit = NULL;
+	CHECK_U64(ps_ppc32_e500_pgd_entry_size(PS_KVER(6, 10, 14), true, &commit), 4);
+	CHECK_U64(ps_ppc32_e500_pgd_entry_size(PS_KVER(6, 11, 0), true, &commit), 8);
+	CHECK_STR(commit, "6b0e82791bd0");
+	CHECK_U64(ps_ppc32_e500_pgd_entry_size(PS_KVER(6, 12, 0), false, NULL), 4);
 }
 
 /* ---- e500, 32-bit PTEs (nohash/32/pte-85xx.h) ------------------------------------------ */
@@ -580,6 +639,7 @@ static void test_lowmem_from_max_pfn(void)
 
 int main(void)
 {
+	test_e500_64_wide_pgd();
 	test_e500_64();
 	test_e500_32();
 	test_44x();
