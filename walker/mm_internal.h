@@ -58,6 +58,9 @@ struct mm_tasklist {
 };
 
 int mm_collect_tasks(struct ps_walker *w, struct mm_tasklist *tl);
+/* The mm's RSS counters (rss_file, rss_anon, rss_shmem, rss_swap of T; PS_UNKNOWN where
+ * the type information cannot say), as /proc/PID/status shows them. */
+void mm_rss_counters(struct ps_walker *w, const struct mm_space *mm, struct ps_task *t);
 void mm_tasklist_free(struct mm_tasklist *tl);
 
 /* ---- VMAs (vma.c) ------------------------------------------------------------------- */

@@ -123,7 +123,7 @@ static int64_t mm_index(struct walk *k, uint64_t kaddr, uint64_t tgid, const cha
  * 6.1: struct mm_rss_stat { atomic_long_t count[NR_MM_COUNTERS]; }; 6.2+: struct
  * percpu_counter rss_stat[NR_MM_COUNTERS] (the approximate global count is what status
  * shows). The per-thread SPLIT_RSS caches (< 6.2) are not added, as the kernel does not. */
-static void rss_counters(struct ps_walker *w, const struct mm_space *mm, struct ps_task *t)
+void mm_rss_counters(struct ps_walker *w, const struct mm_space *mm, struct ps_task *t)
 {
 	t->rss_file = t->rss_anon = t->rss_shmem = t->rss_swap = PS_UNKNOWN;
 	if (!mm->readable || !mm_has(w, PS_KI_MM_RSS_STAT))
@@ -234,7 +234,7 @@ static void add_thread(struct walk *k, uint64_t task, const uint8_t *buf)
 		return;
 	}
 	t->mm = (uint64_t)idx;
-	rss_counters(w, &tl->mm[idx], t);
+	mm_rss_counters(w, &tl->mm[idx], t);
 	tl->n++;
 }
 

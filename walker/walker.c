@@ -517,6 +517,27 @@ int ps_walker_write_header(struct ps_walker *w, struct ps_writer *out,
 }
 
 /* The mm record and the VMAs (with pages) of one address space. */
+/* The walk checks itself against the kernel's own count: an mm whose RSS counters say
+ * hundreds of resident pages while its page tables show far fewer is being misread (a table
+ * layout of a kernel this walker does not know: 6.11's 8-byte e500 PGD entries read as 4
+ * showed none at all), not complete. The counters may lag the tables by the per-thread
+ * caches of SPLIT_RSS_COUNTING (up to 64 events a thread, before 6.2) and leave out the zero
+ * page, so only a shortfall of more than half, and of more than 128 pages, is flagged. */
+static void check_rss(struct ps_walker *w, const struct mm_space *mm, uint64_t found)
+{
+	struct ps_task t;
+	mm_rss_counters(w, mm, &t);
+	if (t.rss_file == PS_UNKNOWN || t.rss_anon == PS_UNKNOWN || t.rss_shmem == PS_UNKNOWN)
+		return;
+	uint64_t counted = t.rss_file + t.rss_anon + t.rss_shmem;
+	if (counted > found + 128 && found < counted / 2)
+		mm_warn(w, mm->id, PS_UNKNOWN,
+			"the page tables show %" PRIu64 " resident pages, the mm's RSS counters %" PRIu64
+			" (file %" PRIu64 ", anon %" PRIu64 ", shmem %" PRIu64 "): pages are missing from "
+			"the walk (a page-table layout this walker misreads?)",
+			found, counted, t.rss_file, t.rss_anon, t.rss_shmem);
+}
+
 static int write_mm(struct ps_walker *w, struct mm_space *mm)
 {
 	struct ps_mm rec = { .id = mm->id, .tgid = mm->tgid, .comm = mm->comm, .kaddr = mm->kaddr,
@@ -616,6 +637,7 @@ static int write_mm(struct ps_walker *w, struct mm_space *mm)
 		}
 	}
 	int rc = 0;
+	uint64_t pages_before = w->res->pages;
 	for (size_t i = 0; i < vv.n && rc == 0 && !w->write_failed; i++) {
 		if (w->trace)
 			fprintf(w->trace, "vma %" PRIu64 " %" PRIx64 "\n", mm->id, vv.v[i].kaddr);
@@ -638,6 +660,8 @@ static int write_mm(struct ps_walker *w, struct mm_space *mm)
 				w->write_failed = true;
 		}
 	}
+	if (walk_pages && rc == 0 && !w->write_failed)
+		check_rss(w, mm, w->res->pages - pages_before);
 	free(recs);
 	free(vv.v);
 	return rc;

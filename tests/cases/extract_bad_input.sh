@@ -20,7 +20,10 @@
 #   - a task's tasks.next pointing back at an earlier task (a task list that loops): no
 #     process is written twice;
 #   - the many-vmas process's maple root with its first slot pointing to itself: no
-#     other process changes, none is written twice.
+#     other process changes, none is written twice;
+# and a kernel misread: Debian's 6.12 x86_64 with a profile lacking its page-type enumerators
+# (refused), the ppc32 e500 6.12 dump told it is 6.10 with no sizeof(pmd_t) (its 8-byte PGD
+# entries read as 4: flagged partial by the walk's check against the mms' RSS counters).
 # Offsets (task_struct.tasks, maple_arange_64.slot) come from `pagesleuth profile --btf`.
 set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
@@ -276,6 +279,29 @@ if [ -f tests/fixtures/data/x86_64-trixie/MANIFEST ]; then
 	} || bad "x86_64-trixie: no profile to cut from its BTF: $(head -2 "$T/612.profile.err" 2>/dev/null)"
 else
 	bad "x86_64-trixie fixture missing"
+fi
+# 6. A page-table layout misread: the ppc32 e500 6.12 dump (8-byte PGD entries since 6.11)
+#    with its VMCOREINFO release rewritten to 6.10 and a profile without vm_fault.orig_pmd
+#    (sizeof(pmd_t)), so the walker reads 4-byte entries and finds no user page at all. The
+#    walk's check against the mm's own RSS counters must flag it: exit 1, partial, a warn
+#    per misread address space, never a complete snapshot of empty processes.
+if [ -f tests/fixtures/data/ppc32-e500-64pte-trixie/MANIFEST ]; then
+	e612=$(fx_dump ppc32-e500-64pte-trixie qemu.elf) && b612e=$(fx_btf ppc32-e500-64pte-trixie) &&
+		"$FAST" profile --btf "$b612e" --arch ppc32 -o "$T/e612.profile" 2>"$T/e612.profile.err" &&
+		awk '$1 == "member" && $2 == "vm_fault.orig_pmd" { cut++; next } $1 == "end" { $2 -= cut } { print }' \
+			"$T/e612.profile" >"$T/e612-nopmd.profile" &&
+		python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); n = d.count(b"OSRELEASE=6.12.")
+assert n > 0, "no OSRELEASE=6.12."
+open(sys.argv[2], "wb").write(d.replace(b"OSRELEASE=6.12.", b"OSRELEASE=6.10."))' "$e612" "$T/e612-as-610.elf" && {
+		expect misread-pgd 1 "" -- "$T/e612-as-610.elf" --profile "$T/e612-nopmd.profile"
+		n=$(grep -c '^warn .*pages%20are%20missing%20from%20the%20walk' "$T/misread-pgd.rec" 2>/dev/null)
+		[ "${n:-0}" -ge 10 ] || bad "misread-pgd: $n address spaces flagged, expected every workload one (>= 10)"
+		grep -q '^end status=partial .* pages=0$' "$T/misread-pgd.rec" ||
+			bad "misread-pgd: $(tail -1 "$T/misread-pgd.rec")"
+		rm -f "$T/e612-as-610.elf"
+	} || bad "ppc32-e500-64pte-trixie: cannot make the misread case: $(head -2 "$T/e612.profile.err" 2>/dev/null)"
+else
+	bad "ppc32-e500-64pte-trixie fixture missing"
 fi
 cmp -s "$work" "$X86" || bad "the work copy was not restored (the cases above may have interfered)"
 [ -n "$notes" ] && echo "notes: ${notes#; }"
