@@ -315,6 +315,10 @@ int ps_cmd_report(int argc, char **argv)
 		return 2;
 	}
 	const char *input = argv[optind];
+	ps_input_note(input); /* evidence first: no output may be the input */
+	const char *outputs[] = { out_path, html_path };
+	if (ps_outputs_check("pagesleuth report", outputs, 2) != 0)
+		return 2;
 	if (sort) { /* checked before reading: a typo should not cost a large file's load */
 		struct model empty = { 0 };
 		struct report probe = { 0 };
@@ -428,6 +432,10 @@ int ps_cmd_diff(int argc, char **argv)
 		diff_usage(stderr);
 		return 2;
 	}
+	ps_input_note(argv[optind]);
+	ps_input_note(argv[optind + 1]);
+	if (ps_outputs_check("pagesleuth diff", (const char *const[]){ out_path }, 1) != 0)
+		return 2;
 	struct model a, b;
 	char *err = NULL;
 	if (model_load(&a, argv[optind], &opt_a, &err) < 0) {

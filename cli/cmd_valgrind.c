@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "commands.h"
 
 #define TOOL_FILE "pagesleuth-amd64-linux"
@@ -76,6 +77,22 @@ static const char *find_lib(char *buf, size_t len)
 	return NULL;
 }
 
+/* PROG as execvp would find it (through PATH when it has no '/'); PROG itself if not found. */
+static const char *resolve_program(const char *prog, char *buf, size_t cap)
+{
+	const char *path = getenv("PATH");
+	if (strchr(prog, '/') || !path)
+		return prog;
+	for (const char *p = path; *p;) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n && (size_t)snprintf(buf, cap, "%.*s/%s", (int)n, p, prog) < cap && access(buf, X_OK) == 0)
+			return buf;
+		p += n + (end ? 1 : 0);
+	}
+	return prog;
+}
+
 int ps_cmd_valgrind(int argc, char **argv)
 {
 	/* argv: [0]="valgrind", options..., [--], PROG, ARGS */
@@ -127,6 +144,26 @@ int ps_cmd_valgrind(int argc, char **argv)
 	if (i >= argc) {
 		fprintf(stderr, "pagesleuth valgrind: no program to run (pagesleuth valgrind "
 				"[OPTIONS] -- PROG [ARGS])\n");
+		free(args);
+		return 2;
+	}
+	/* Evidence first: the record file may not be the program, one of its arguments, or the
+	 * rules file (checked here: the tool inside Valgrind writes it later). */
+	const char *out = NULL;
+	for (int k = 2; k < na; k++) {
+		if (strncmp(args[k], "--out=", 6) == 0)
+			out = args[k] + 6;
+		else if (strncmp(args[k], "--alloc-rules=", 14) == 0)
+			ps_input_note(args[k] + 14);
+	}
+	char prog_path[PATH_MAX];
+	ps_input_note(resolve_program(argv[i], prog_path, sizeof prog_path));
+	for (int k = i + 1; k < argc; k++)
+		ps_input_note(argv[k]);
+	if (ps_outputs_check("pagesleuth valgrind", (const char *const[]){ out }, 1) != 0) {
+		for (int k = 2; k < na; k++)
+			if (strncmp(args[k], "--out=", 6) == 0)
+				free(args[k]);
 		free(args);
 		return 2;
 	}

@@ -149,7 +149,7 @@ static int run_extract(const struct extract_opts *o)
 	struct ps_walker *w = NULL;
 	struct ps_writer *pw = NULL;
 	FILE *trace = NULL, *tee_fp = NULL;
-	struct atomic_file af = { 0 };
+	struct atomic_file af = { 0 }, trace_af = { 0 };
 	bool af_open = false;
 	double t0 = now_seconds();
 
@@ -174,9 +174,13 @@ static int run_extract(const struct extract_opts *o)
 			rel && rel[0] ? " (kernel " : "", rel && rel[0] ? rel : "", rel && rel[0] ? ")" : "");
 		goto out;
 	}
-	if (o->trace && !(trace = fopen(o->trace, "w"))) {
-		fprintf(stderr, "%s: %s: %s\n", prog, o->trace, strerror(errno));
-		goto out;
+	/* The trace is an output like the records: written beside, renamed into place. */
+	if (o->trace) {
+		if (atomic_open(&trace_af, o->trace, &err) != 0) {
+			fprintf(stderr, "%s: %s\n", prog, err ? err : o->trace);
+			goto out;
+		}
+		trace = trace_af.fp;
 	}
 
 	/* Output: the atomic file (or stdout) behind the warn/run filter. */
@@ -274,9 +278,14 @@ out:
 		atomic_close(&af, false, &e2);
 		free(e2);
 	}
-	if (trace && fclose(trace) != 0 && status != 2) {
-		fprintf(stderr, "%s: %s: %s\n", prog, o->trace, strerror(errno));
-		status = 2;
+	if (trace) {
+		/* Kept when records were written (a partial run's trace shows where it stopped). */
+		char *e2 = NULL;
+		if (atomic_close(&trace_af, status != 2, &e2) != 0 && status != 2) {
+			fprintf(stderr, "%s: %s\n", prog, e2 ? e2 : o->trace);
+			status = 2;
+		}
+		free(e2);
 	}
 	ps_walker_close(w);
 	ps_dump_close(d);
@@ -341,6 +350,13 @@ int ps_cmd_extract(int argc, char **argv)
 		goto out;
 	}
 	o.dump = argv[optind];
+	/* Evidence first: no output may be one of the inputs (checked before anything is read). */
+	ps_input_note(o.dump);
+	ps_input_note(o.type_file);
+	ps_input_note(o.system_map);
+	const char *outputs[] = { o.output, o.trace };
+	if (ps_outputs_check(prog, outputs, 2) != 0)
+		goto out;
 	status = run_extract(&o);
 out:
 	free(o.pids);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "kinfo.h"
 
 int ps_cmd_profile(int argc, char **argv);
@@ -76,6 +77,11 @@ int ps_cmd_profile(int argc, char **argv)
 		profile_usage(stderr);
 		return 2;
 	}
+	ps_input_note(vmlinux);
+	ps_input_note(btf);
+	ps_input_note(system_map);
+	if (ps_outputs_check("pagesleuth profile", (const char *const[]){ out }, 1) != 0)
+		return 2;
 	if (arch && !known_arch(arch)) {
 		fprintf(stderr, "pagesleuth profile: unknown architecture '%s' (see --help)\n", arch);
 		return 2;

@@ -154,6 +154,13 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 	struct ps_crash_facts facts;
 	if (ps_crash_facts(&facts, &err) != 0)
 		goto fail;
+	/* Evidence first: no output may be crash's dump or vmlinux. */
+	ps_input_note(facts.dumpfile);
+	ps_input_note(facts.namelist);
+	const char *outputs[] = { rq->output, rq->trace, rq->profile };
+	for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++)
+		if (ps_output_check(outputs[i], &err) != 0)
+			goto fail;
 	if (facts.zero_excluded && !ps_crash_has_page_map())
 		ps_crash_message("crash runs with --zero_excluded and the dump's page map cannot be "
 				 "read here: pages the dump level excluded read as zeros and are not "

@@ -43,9 +43,69 @@ static int create_tmp(const char *path, char **tmp_path)
 	return -1;
 }
 
+static struct noted_input {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+} inputs[64];
+static unsigned ninputs;
+
+void ps_input_note(const char *path)
+{
+	struct stat st;
+	if (!path || strcmp(path, "-") == 0 || stat(path, &st) != 0 || ninputs == sizeof inputs / sizeof inputs[0])
+		return;
+	for (unsigned i = 0; i < ninputs; i++)
+		if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
+			return;
+	char *copy = strdup(path);
+	if (copy)
+		inputs[ninputs++] = (struct noted_input){ st.st_dev, st.st_ino, copy };
+}
+
+int ps_output_check(const char *path, char **err)
+{
+	struct stat st;
+	if (!path || strcmp(path, "-") == 0 || stat(path, &st) != 0)
+		return 0;
+	for (unsigned i = 0; i < ninputs; i++) {
+		if (inputs[i].dev != st.st_dev || inputs[i].ino != st.st_ino)
+			continue;
+		if (err && asprintf(err, strcmp(path, inputs[i].path) == 0
+					 ? "%s: is an input of this command: refusing to write over it"
+					 : "%s: is the input %s (the same file): refusing to write over it",
+				    path, inputs[i].path) < 0)
+			*err = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int ps_outputs_check(const char *prog, const char *const *outputs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!outputs[i] || strcmp(outputs[i], "-") == 0)
+			continue;
+		char *err = NULL;
+		if (ps_output_check(outputs[i], &err) != 0) {
+			fprintf(stderr, "%s: %s\n", prog, err ? err : outputs[i]);
+			free(err);
+			return -1;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (outputs[j] && strcmp(outputs[j], outputs[i]) == 0) {
+				fprintf(stderr, "%s: %s: given for two outputs\n", prog, outputs[i]);
+				return -1;
+			}
+	}
+	return 0;
+}
+
 int atomic_open(struct atomic_file *af, const char *path, char **err)
 {
 	memset(af, 0, sizeof *af);
+	if (ps_output_check(path, err) != 0)
+		return -1;
 	if (!(af->path = strdup(path))) {
 		if (err)
 			*err = strdup("out of memory");

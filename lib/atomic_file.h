@@ -13,7 +13,20 @@ struct atomic_file {
 	char *path, *tmp_path; /* tmp_path NULL: writing PATH itself (not a regular file) */
 };
 
-/* Returns 0, or -1 with *err set (malloc'd "PATH: cannot create: reason"). */
+/* The files this run reads: every output is checked against them (the same device and
+ * inode, so also through symbolic and hard links) before it is created, and refused if it
+ * is one: evidence is never written over. A path that cannot be stat'ed is not noted (its
+ * reader fails on it with its own message). */
+void ps_input_note(const char *path);
+/* 0 if PATH may be written; -1 with *err set (malloc'd "PATH: is the input INPUT: refusing
+ * to write over it") if it is a noted input. */
+int ps_output_check(const char *path, char **err);
+/* ps_output_check for each non-NULL of OUTPUTS (N of them), and two outputs naming one
+ * file; prints "PROG: reason" on stderr and returns -1 at the first conflict, else 0. */
+int ps_outputs_check(const char *prog, const char *const *outputs, size_t n);
+
+/* Refuses a noted input (ps_output_check). Returns 0, or -1 with *err set (malloc'd "PATH:
+ * cannot create: reason"). */
 int atomic_open(struct atomic_file *af, const char *path, char **err);
 /* Flush and rename into place (commit) or remove the temporary file (!commit).
  * Returns 0, or -1 with *err set if committing failed (the target is then untouched). */

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "commands.h"
 #include "records.h"
 #include "ws_core.h"
@@ -413,6 +414,9 @@ int ps_cmd_lackey(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	int fd = 0;
 	const char *name = c.o.in && strcmp(c.o.in, "-") != 0 ? c.o.in : "-";
+	ps_input_note(name); /* evidence first: the output may not be the trace */
+	if (ps_outputs_check("pagesleuth lackey", (const char *const[]){ c.o.out }, 1) != 0)
+		return 2;
 	if (strcmp(name, "-") != 0 && (fd = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
 		fprintf(stderr, "pagesleuth lackey: %s: %s\n", name, strerror(errno));
 		return 1;
