@@ -95,7 +95,8 @@ static void per_object(const struct model *m, struct report *r)
 			a->uss += v->sum.single;
 		}
 	}
-	qsort(acc, names.n, sizeof *acc, object_cmp);
+	if (names.n > 1) /* qsort's pointer may not be NULL, even for no elements */
+		qsort(acc, names.n, sizeof *acc, object_cmp);
 	for (size_t k = 0; k < names.n; k++) {
 		size_t row = table_add_row(t);
 		table_set_str(t, row, C_NAME, acc[k].name);

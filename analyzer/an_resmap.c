@@ -130,7 +130,8 @@ static const struct proc **sorted_procs(const struct model *m)
 	const struct proc **ps = xcalloc(m->nprocs, sizeof *ps);
 	for (size_t i = 0; i < m->nprocs; i++)
 		ps[i] = &m->procs[i];
-	qsort(ps, m->nprocs, sizeof *ps, proc_cmp);
+	if (m->nprocs > 1)
+		qsort(ps, m->nprocs, sizeof *ps, proc_cmp);
 	return ps;
 }
 
@@ -171,7 +172,8 @@ void an_unitmap(const struct model *m, struct report *r)
 		uint32_t *order = xcalloc(m->nunits ? m->nunits : 1, sizeof *order);
 		for (uint32_t u = 0; u < m->nunits; u++)
 			order[u] = u;
-		qsort_r(order, m->nunits, sizeof *order, unit_name_cmp, (void *)m);
+		if (m->nunits > 1)
+			qsort_r(order, m->nunits, sizeof *order, unit_name_cmp, (void *)m);
 		const struct proc **ps = sorted_procs(m);
 		for (size_t k = 0; k < m->nunits; k++) {
 			uint32_t u = order[k];

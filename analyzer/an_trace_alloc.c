@@ -67,8 +67,9 @@ void an_trace_alloc(const struct model *m, struct report *r)
 	}
 	sort_base = tm->allocs;
 	for (size_t p = 0; p <= n; p++)
-		qsort(children + child_first[p], child_first[p + 1] - child_first[p], sizeof *children,
-		      by_peak);
+		if (child_first[p + 1] - child_first[p] > 1)
+			qsort(children + child_first[p], child_first[p + 1] - child_first[p], sizeof *children,
+			      by_peak);
 
 	/* Preorder with an explicit stack: trace_finish refused cycles, so every node is
 	 * reached once from a root, and a deep tree cannot overflow the C stack. */

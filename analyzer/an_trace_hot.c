@@ -52,7 +52,8 @@ void an_trace_hot(const struct model *m, struct report *r)
 	for (size_t i = 0; i < tm->nhot; i++)
 		order[i] = i;
 	sort_base = tm->hot;
-	qsort(order, tm->nhot, sizeof *order, ranked ? by_rank : by_accesses);
+	if (tm->nhot > 1)
+		qsort(order, tm->nhot, sizeof *order, ranked ? by_rank : by_accesses);
 	for (size_t i = 0; i < tm->nhot; i++) {
 		const struct trace_hot *h = &tm->hot[order[i]];
 		size_t row = table_add_row(t);

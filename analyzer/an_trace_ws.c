@@ -49,7 +49,8 @@ static const struct ws_series **sorted_series(const struct trace_model *tm)
 	const struct ws_series **v = xcalloc(tm->nws ? tm->nws : 1, sizeof *v);
 	for (size_t i = 0; i < tm->nws; i++)
 		v[i] = &tm->ws[i];
-	qsort(v, tm->nws, sizeof *v, by_tid);
+	if (tm->nws > 1)
+		qsort(v, tm->nws, sizeof *v, by_tid);
 	return v;
 }
 

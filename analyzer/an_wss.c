@@ -60,7 +60,8 @@ static struct line_chart *wss_chart(const struct trace_model *tm)
 		if (tm->wss[i].mode != WSS_ONCE)
 			order[n++] = i;
 	sort_base = tm->wss;
-	qsort(order, n, sizeof *order, by_run_est);
+	if (n > 1)
+		qsort(order, n, sizeof *order, by_run_est);
 	size_t runs = 0;
 	for (size_t k = 0; k < n; k++)
 		runs += k == 0 || !same_run(&tm->wss[order[k - 1]], &tm->wss[order[k]]);

@@ -232,7 +232,8 @@ void table_sort(struct table *t, size_t col, bool desc)
 	for (size_t i = 0; i < t->nrows; i++)
 		idx[i] = i;
 	sort_table = t, sort_col = col, sort_desc = desc;
-	qsort(idx, t->nrows, sizeof *idx, row_cmp);
+	if (t->nrows > 1)
+		qsort(idx, t->nrows, sizeof *idx, row_cmp);
 	struct cell *sorted = xrealloc(NULL, t->cap * t->ncols * sizeof *sorted);
 	for (size_t i = 0; i < t->nrows; i++)
 		memcpy(&sorted[i * t->ncols], &t->cells[idx[i] * t->ncols], t->ncols * sizeof *sorted);

@@ -75,6 +75,10 @@ struct ps_dump {
 
 	struct trunc_range *trunc;
 	size_t ntrunc;
+	/* kdump pages whose descriptor libkdumpfile must not be given (check_kdump_descriptors):
+	 * sorted file-page numbers; reading one is an error naming it. */
+	uint64_t *bad_desc;
+	size_t nbad_desc;
 
 	/* kdump-compressed layout (0 when not one): libkdumpfile 0.5.1 leaks the bitmap it
 	 * builds for memory.pagemap of these files, so the RAM bitmap is read here, one block
@@ -677,6 +681,117 @@ static void check_kdump_truncation(struct ps_dump *d, uint64_t file_size)
 	     ndesc - hi, ndesc, q.pfn << d->kd_page_shift);
 }
 
+/* Page descriptors libkdumpfile would act on unchecked: 0.5.1 decompresses (or copies) a
+ * descriptor's SIZE bytes into a page-sized buffer, so a size above the page size is a heap
+ * overflow inside kdump_read (a 4096-byte write past the buffer was seen with one size field
+ * set to 0x2000). Every descriptor is checked once, in file order, before any page is read:
+ * its size at most the page size (exactly the page size when stored uncompressed), only
+ * compression flags makedumpfile and QEMU write (zlib 0x1, lzo 0x2, snappy 0x4, zstd 0x20),
+ * its data inside the file. A bad one makes its page an error ("not read: corrupt page
+ * descriptor"), never a call into libkdumpfile. */
+#define KDUMP_DESC_FLAGS_KNOWN 0x27u
+
+struct desc_scan {
+	struct ps_dump *d;
+	uint64_t file_size, index, ndesc;
+	unsigned char *buf;
+	uint64_t buf_first, buf_n; /* descriptors held in buf */
+	uint64_t first_bad_pfn, first_bad_size, first_bad_flags, first_bad_at;
+	uint64_t nbad;
+	bool failed;
+};
+
+static bool scan_desc_run(void *arg, uint64_t first, uint64_t end)
+{
+	struct desc_scan *q = arg;
+	struct ps_dump *d = q->d;
+	enum { CHUNK = 4096 };
+	for (uint64_t pfn = first; pfn < end; pfn++, q->index++) {
+		if (q->index < q->buf_first || q->index >= q->buf_first + q->buf_n) {
+			uint64_t at = d->kd_desc_off + q->index * 24;
+			if (at >= q->file_size)
+				return true; /* the rest is past the end: check_kdump_truncation's */
+			uint64_t n = (q->file_size - at) / 24;
+			if (n > CHUNK)
+				n = CHUNK;
+			if (n == 0 || pread_full(d->fd, q->buf, (size_t)n * 24, at) != 1)
+				return true;
+			q->buf_first = q->index, q->buf_n = n;
+		}
+		const unsigned char *p = q->buf + (q->index - q->buf_first) * 24;
+		uint64_t off = load_uint(p, 8, d->target.big_endian);
+		uint64_t size = load_uint(p + 8, 4, d->target.big_endian);
+		uint64_t flags = load_uint(p + 12, 4, d->target.big_endian);
+		uint64_t pa = pfn << d->kd_page_shift;
+		bool cut = off > q->file_size || size > q->file_size - off;
+		bool in_trunc = false;
+		for (size_t i = 0; i < d->ntrunc; i++)
+			in_trunc |= pa >= d->trunc[i].start && pa < d->trunc[i].end;
+		if (in_trunc)
+			continue;
+		if (size == 0 || size > d->kd_page_size || (flags & ~(uint64_t)KDUMP_DESC_FLAGS_KNOWN) ||
+		    ((flags & KDUMP_DESC_FLAGS_KNOWN) == 0 && size != d->kd_page_size) || cut) {
+			if (q->nbad++ == 0)
+				q->first_bad_pfn = pfn, q->first_bad_size = size, q->first_bad_flags = flags,
+				q->first_bad_at = d->kd_desc_off + q->index * 24;
+			if (d->nbad_desc < (1u << 20)) {
+				uint64_t *nb = d->nbad_desc % 1024 ? d->bad_desc
+					       : realloc(d->bad_desc, (d->nbad_desc + 1024) * sizeof *nb);
+				if (!nb) {
+					q->failed = true;
+					return true;
+				}
+				d->bad_desc = nb;
+				d->bad_desc[d->nbad_desc++] = pfn;
+			} else {
+				q->failed = true; /* too many to list: the whole file is suspect */
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* 0, or -1 when the descriptors cannot be trusted as a whole (then *err says why). */
+static int check_kdump_descriptors(struct ps_dump *d, uint64_t file_size, char **err)
+{
+	if (!d->kd_block_size || !d->file_map || !d->kd_page_size)
+		return 0;
+	struct desc_scan q = { .d = d, .file_size = file_size };
+	if (!(q.buf = malloc(4096 * 24)))
+		return 0;
+	for_each_file_run(d, scan_desc_run, &q);
+	free(q.buf);
+	if (q.failed) {
+		ps_set_err(err, "%s: corrupt kdump file: %s page descriptors are invalid (the first, "
+			   "of page frame 0x%" PRIx64 ", says %" PRIu64 " bytes with flags 0x%" PRIx64 ")",
+			   d->path, d->nbad_desc >= (1u << 20) ? "more than 2^20" : "too many",
+			   q.first_bad_pfn, q.first_bad_size, q.first_bad_flags);
+		return -1;
+	}
+	if (q.nbad)
+		warn(d, "corrupt kdump file: %" PRIu64 " page descriptor%s invalid (the first, of page "
+			"frame 0x%" PRIx64 " at file offset %" PRIu64 ", says %" PRIu64 " bytes with flags "
+			"0x%" PRIx64 " for a %" PRIu32 "-byte page); %s not read",
+		     q.nbad, q.nbad == 1 ? " is" : "s are", q.first_bad_pfn,
+		     q.first_bad_at, q.first_bad_size, q.first_bad_flags, d->kd_page_size,
+		     q.nbad == 1 ? "that page is" : "those pages are");
+	return 0;
+}
+
+static bool bad_descriptor(const struct ps_dump *d, uint64_t idx)
+{
+	size_t lo = 0, hi = d->nbad_desc;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->bad_desc[mid] < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nbad_desc && d->bad_desc[lo] == idx;
+}
+
 /* ---- VMCOREINFO ------------------------------------------------------------------------ */
 
 /* Split VMCOREINFO text (owned by d from now on) into key=value lines. */
@@ -746,8 +861,14 @@ static enum ps_read_status paddr_status(struct ps_dump *d, uint64_t pa)
 			return PS_READ_NODATA;
 	if (!d->file_map)
 		return PS_READ_OK; /* the format has no page map: assume present */
-	if (bmp_bit(d->file_map, idx))
+	if (bmp_bit(d->file_map, idx)) {
+		if (d->nbad_desc && bad_descriptor(d, idx)) {
+			snprintf(d->last_error, sizeof d->last_error,
+				 "physical address 0x%" PRIx64 ": not read: corrupt page descriptor", pa);
+			return PS_READ_ERROR;
+		}
 		return PS_READ_OK;
+	}
 	if (d->kd_block_size ? kdump_ram_bit(d, idx) : bmp_bit(d->mem_map, idx))
 		return PS_READ_EXCLUDED;
 	return PS_READ_NODATA;
@@ -1024,6 +1145,7 @@ void ps_dump_close(struct ps_dump *d)
 	free(d->vmcoreinfo_raw);
 	free(d->vi);
 	free(d->trunc);
+	free(d->bad_desc);
 	free(d->ram_block);
 	free(d->warnings);
 	free(d->path);
@@ -1307,6 +1429,8 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		goto fail;
 	}
 	check_kdump_truncation(d, (uint64_t)sb.st_size);
+	if (check_kdump_descriptors(d, (uint64_t)sb.st_size, err) != 0)
+		goto fail;
 opened:
 	finish_open(d);
 	set_arch(d, head, (size_t)nhead);

@@ -637,7 +637,7 @@ static int write_mm(struct ps_walker *w, struct mm_space *mm)
 		}
 	}
 	int rc = 0;
-	uint64_t pages_before = w->res->pages;
+	uint64_t pages_before = w->res->pages, unknown_before = w->res->unknown_pages;
 	for (size_t i = 0; i < vv.n && rc == 0 && !w->write_failed; i++) {
 		if (w->trace)
 			fprintf(w->trace, "vma %" PRIu64 " %" PRIx64 "\n", mm->id, vv.v[i].kaddr);
@@ -660,7 +660,8 @@ static int write_mm(struct ps_walker *w, struct mm_space *mm)
 				w->write_failed = true;
 		}
 	}
-	if (walk_pages && rc == 0 && !w->write_failed)
+	/* Unreadable ranges already explain a shortfall (and were flagged as such). */
+	if (walk_pages && rc == 0 && !w->write_failed && w->res->unknown_pages == unknown_before)
 		check_rss(w, mm, w->res->pages - pages_before);
 	free(recs);
 	free(vv.v);
