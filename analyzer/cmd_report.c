@@ -194,6 +194,27 @@ static int run_analyses(const struct model *m, const bool on[A_COUNT], const cha
 }
 
 
+/* Commit an atomic file just rendered into (RENDER_RC: the renderer's result): 0, or -1
+ * after one line naming PATH and why (a full disk's ENOSPC, whether it showed while
+ * rendering or at the final flush); nothing is left behind then. */
+static int commit_rendered(struct atomic_file *af, const char *path, int render_rc)
+{
+	int saved = errno;
+	bool io = ferror(af->fp) != 0;
+	bool ok = render_rc == 0 && !io;
+	char *err = NULL;
+	if (atomic_close(af, ok, &err) == 0 && ok)
+		return 0;
+	if (err)
+		fprintf(stderr, "pagesleuth: %s\n", err);
+	else if (io)
+		fprintf(stderr, "pagesleuth: %s: write failed: %s\n", path, strerror(saved ? saved : EIO));
+	else
+		fprintf(stderr, "pagesleuth: %s: cannot render: %s\n", path, strerror(saved ? saved : ENOMEM));
+	free(err);
+	return -1;
+}
+
 /* Render to PATH atomically, or to stdout when PATH is NULL. */
 static int write_rendered(const struct report *r, renderer render, const char *path)
 {
@@ -211,13 +232,8 @@ static int write_rendered(const struct report *r, renderer render, const char *p
 		free(err);
 		return -1;
 	}
-	bool ok = render(r, af.fp) == 0;
-	if (atomic_close(&af, ok, &err) < 0 || !ok) {
-		fprintf(stderr, "pagesleuth: %s\n", err ? err : "render failed");
-		free(err);
-		return -1;
-	}
-	return 0;
+	errno = 0;
+	return commit_rendered(&af, path, render(r, af.fp));
 }
 
 /* One SVG per chart (ID.svg) and per map group (ID-N.svg, in table order) in DIR. */
@@ -234,15 +250,17 @@ static int write_svgs(const struct report *r, const char *dir)
 			struct atomic_file af;
 			char *err = NULL;
 			int rc = atomic_open(&af, path, &err);
-			if (rc == 0)
-				rc = atomic_close(&af, (t->chart ? render_chart_svg(t, af.fp) :
-							render_lines_svg(t, af.fp)) == 0, &err);
-			free(path);
 			if (rc < 0) {
-				fprintf(stderr, "pagesleuth: %s\n", err ? err : "svg failed");
+				fprintf(stderr, "pagesleuth: %s\n", err ? err : path);
 				free(err);
-				return -1;
+			} else {
+				errno = 0;
+				rc = commit_rendered(&af, path, t->chart ? render_chart_svg(t, af.fp) :
+									    render_lines_svg(t, af.fp));
 			}
+			free(path);
+			if (rc < 0)
+				return -1;
 		}
 		if (t->style != STYLE_MAP)
 			continue;
@@ -252,14 +270,16 @@ static int write_svgs(const struct report *r, const char *dir)
 			struct atomic_file af;
 			char *err = NULL;
 			int rc = atomic_open(&af, path, &err);
-			if (rc == 0)
-				rc = atomic_close(&af, render_map_svg(t, first, af.fp) == 0, &err);
-			free(path);
 			if (rc < 0) {
-				fprintf(stderr, "pagesleuth: %s\n", err ? err : "svg failed");
+				fprintf(stderr, "pagesleuth: %s\n", err ? err : path);
 				free(err);
-				return -1;
+			} else {
+				errno = 0;
+				rc = commit_rendered(&af, path, render_map_svg(t, first, af.fp));
 			}
+			free(path);
+			if (rc < 0)
+				return -1;
 		}
 	}
 	return 0;

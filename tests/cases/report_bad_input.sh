@@ -13,7 +13,7 @@ REC=tests/records
 [ -f "$REC/kinds.rec" ] || { echo "FAIL: run from the repository root ($REC/kinds.rec missing)"; exit 1; }
 
 tmp=$(mktemp -d /tmp/report_bad_input.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0 checks=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -257,6 +257,40 @@ run diff-one diff "$REC/diff_a.rec"
 [ "$(rc_of diff-one)" = 2 ] || fail "diff-one: 'diff A' exits $(rc_of diff-one), expected 2"
 run diff-format diff -f xml "$REC/diff_a.rec" "$REC/diff_b.rec"
 [ "$(rc_of diff-format)" = 2 ] || fail "diff-format: exits $(rc_of diff-format), expected 2"
+
+# A full disk: every output that cannot be written is one line naming the file and the
+# error, exit 2, nothing left behind (issue 20: --svg was silent with exit 0, the others
+# said only "render failed"). /dev/full fails every write with ENOSPC; for --svg and --html
+# into a directory, a 64 KiB tmpfs filled up (skipped where tmpfs cannot be mounted).
+# full NAME FILE -- ARGS...: exit 2, one stderr line naming FILE and "No space left".
+full() {
+	local name=$1 file=$2
+	shift 3
+	run "$name" "$@"
+	local rc lines
+	rc=$(rc_of "$name")
+	lines=$(grep -c . "$tmp/$name.err")
+	[ "$rc" = 2 ] && grep -q "^pagesleuth: $file: write failed: No space left on device$" "$tmp/$name.err" &&
+		[ "$(grep -c 'write failed' "$tmp/$name.err")" = 1 ] ||
+		fail "$name: exit $rc, stderr ($lines lines): $(head -c 300 "$tmp/$name.err")"
+}
+if [ -c /dev/full ]; then
+	full full-o /dev/full -- report -o /dev/full "$REC/kinds.rec"
+	full full-html /dev/full -- report --html /dev/full "$REC/kinds.rec"
+	full full-diff /dev/full -- diff -o /dev/full "$REC/diff_a.rec" "$REC/diff_b.rec"
+fi
+mkdir -p "$tmp/full"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
+	dd if=/dev/zero of="$tmp/full/fill" bs=4k 2>/dev/null
+	full full-svg "$tmp/full/svg/[a-z_]*.svg" -- report -a all --svg "$tmp/full/svg" "$REC/kinds.rec"
+	full full-html-dir "$tmp/full/r.html" -- report --html "$tmp/full/r.html" "$REC/kinds.rec"
+	compgen -G "$tmp/full/svg/*" >/dev/null && fail "full-svg: left $(ls "$tmp/full/svg" | head -3)"
+	[ -e "$tmp/full/r.html" ] && fail "full-html-dir: left r.html"
+	compgen -G "$tmp/full/*.tmp.*" >/dev/null && fail "full: temporary files left"
+	umount "$tmp/full"
+else
+	echo "report_bad_input: NOTE: no tmpfs mount here (not root, or not allowed): --svg on a full disk not checked"
+fi
 
 if [ "$fails" -ne 0 ]; then
 	echo "report_bad_input: $fails of $checks runs failed"
