@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,52 @@
 #include <unistd.h>
 
 #define OUT_BUF_SIZE (1u << 20)
+
+/* Temporary files being written: a fatal signal (SIGTERM, SIGINT, SIGHUP) removes them before
+ * the process dies the signal's death, so an interrupted run leaves no PATH.tmp.* behind. The
+ * handler is installed only where the signal still has its default action: a command with
+ * its own handler (wss -C, snap --every stop cleanly on SIGINT and commit) keeps it. */
+#define MAX_LIVE_TMP 16
+static char *volatile live_tmp[MAX_LIVE_TMP];
+static const int cleanup_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+static void remove_tmp_and_die(int sig)
+{
+	for (unsigned i = 0; i < MAX_LIVE_TMP; i++) {
+		char *p = live_tmp[i];
+		if (p)
+			unlink(p); /* async-signal-safe */
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void track_tmp(char *path, bool add)
+{
+	static bool installed;
+	if (add && !installed) {
+		installed = true;
+		for (unsigned i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++) {
+			struct sigaction old;
+			if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+			    !(old.sa_flags & SA_SIGINFO)) {
+				struct sigaction sa = { .sa_handler = remove_tmp_and_die };
+				sigemptyset(&sa.sa_mask);
+				sigaction(cleanup_signals[i], &sa, NULL);
+			}
+		}
+	}
+	for (unsigned i = 0; i < MAX_LIVE_TMP; i++) {
+		if (add && !live_tmp[i]) {
+			live_tmp[i] = path;
+			return;
+		}
+		if (!add && live_tmp[i] == path) {
+			live_tmp[i] = NULL;
+			return;
+		}
+	}
+}
 
 static void set_err(char **err, const char *path, const char *what, int e)
 {
@@ -124,6 +171,8 @@ int atomic_open(struct atomic_file *af, const char *path, char **err)
 		return -1;
 	}
 	setvbuf(af->fp, NULL, _IOFBF, OUT_BUF_SIZE);
+	if (af->tmp_path)
+		track_tmp(af->tmp_path, true);
 	return 0;
 }
 
@@ -152,6 +201,8 @@ int atomic_close(struct atomic_file *af, bool commit, char **err)
 		unlink(af->tmp_path);
 		rc = -1;
 	}
+	if (af->tmp_path)
+		track_tmp(af->tmp_path, false); /* renamed or removed: no longer the handler's */
 	free(af->tmp_path), free(af->path);
 	memset(af, 0, sizeof *af);
 	return rc;

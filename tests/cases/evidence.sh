@@ -4,7 +4,8 @@
 # through a symbolic link, through a hard link), or two outputs naming one file, is refused:
 # exit 2, one line on stderr that names the file, nothing written, the input byte-identical
 # (sha256 before and after), no *.tmp.* file left. The same outputs at other paths work, and
-# /dev/null as an output is written to, never replaced (it stays a character device).
+# /dev/null as an output is written to, never replaced (it stays a character device). A run
+# killed by SIGTERM or SIGHUP while writing leaves no temporary file.
 # Inputs: a copy of the x86_64 fixture's makedumpfile -c -d 31 kdump (16 MB), its BTF, the
 # records extract writes from it, a Lackey trace line, a copy of /bin/true.
 # Run from the repository root (tests/run.sh does); ASan binary when $PAGESLEUTH says so.
@@ -88,6 +89,28 @@ if [ -c /dev/null ]; then
 	ok report-dev-null -- report a.rec -o /dev/null
 	[ -c /dev/null ] || bad "/dev/null is no longer a character device"
 fi
+# A run killed while it writes leaves nothing behind: lackey reading a trace from a pipe that
+# stays open has its output's temporary file open; SIGTERM (and SIGHUP) must remove it and
+# the process must die of the signal (issue 20: o.rec.tmp.* was left beside the output).
+for sig in TERM HUP; do
+	n=$((n + 1))
+	rm -f "$T"/killed.rec*
+	mkfifo "$T/slow.fifo"
+	"$P" lackey -o "$T/killed.rec" "$T/slow.fifo" 2>"$T/killed.err" &
+	pid=$!
+	exec 7>"$T/slow.fifo"
+	printf 'I  04000000,4\n' >&7
+	for _ in $(seq 200); do compgen -G "$T/killed.rec.tmp.*" >/dev/null && break; sleep 0.02; done
+	compgen -G "$T/killed.rec.tmp.*" >/dev/null || bad "SIG$sig: lackey never opened its output"
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	exec 7>&-
+	rm -f "$T/slow.fifo"
+	[ $rc -eq $((128 + $(kill -l $sig))) ] || bad "SIG$sig: lackey exited $rc, expected death by the signal"
+	compgen -G "$T/killed.rec*" >/dev/null && bad "SIG$sig: left $(ls "$T" | grep killed.rec)"
+	echo "  SIG$sig while writing: exit $rc, nothing left"
+done
 echo "evidence: $n runs"
 [ $fail -eq 0 ] && echo "evidence: OK"
 exit $fail
