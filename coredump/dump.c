@@ -72,6 +72,7 @@ struct ps_dump {
 	char *vmcoreinfo_raw;
 	struct vi_line *vi;
 	size_t nvi;
+	bool vmcoreinfo_note; /* the dump has a VMCOREINFO note (perhaps unreadable) */
 
 	struct trunc_range *trunc;
 	size_t ntrunc;
@@ -794,9 +795,13 @@ static bool bad_descriptor(const struct ps_dump *d, uint64_t idx)
 
 /* ---- VMCOREINFO ------------------------------------------------------------------------ */
 
-/* Split VMCOREINFO text (owned by d from now on) into key=value lines. */
+/* Split VMCOREINFO text (owned by d from now on, replacing any earlier) into key=value lines. */
 static void parse_vmcoreinfo(struct ps_dump *d, char *raw)
 {
+	free(d->vmcoreinfo_raw);
+	free(d->vi);
+	d->vi = NULL;
+	d->nvi = 0;
 	d->vmcoreinfo_raw = raw;
 	size_t cap = 0;
 	for (char *line = raw; *line && d->nvi < VMCOREINFO_MAX_LINES;) {
@@ -824,12 +829,68 @@ static void parse_vmcoreinfo(struct ps_dump *d, char *raw)
 	}
 }
 
+/* A VMCOREINFO note's LEN bytes at RAW (malloc'd, NUL after them; owned by d from now on).
+ * The kernel writes text without NULs; a NUL inside (a corrupt dump) would end the text
+ * there and drop every later line unseen. Instead the line holding it is dropped, the rest
+ * read, and a warning says which line. */
+static void take_vmcoreinfo_note(struct ps_dump *d, char *raw, size_t len)
+{
+	d->vmcoreinfo_note = true;
+	while (len && raw[len - 1] == '\0')
+		len--; /* note padding */
+	size_t nuls = 0, first = 0, lines = 0;
+	char first_line[48] = "";
+	for (size_t i = 0; i < len; i++) {
+		if (raw[i] != '\0')
+			continue;
+		size_t ls = i, le = i;
+		while (ls > 0 && raw[ls - 1] != '\n')
+			ls--;
+		while (le < len && raw[le] != '\n')
+			le++;
+		if (nuls++ == 0) {
+			first = i;
+			size_t k = 0;
+			for (size_t j = ls; j < le && k + 1 < sizeof first_line; j++)
+				first_line[k++] = raw[j] >= 0x20 && raw[j] < 0x7f ? raw[j] : '?';
+			first_line[k] = '\0';
+		}
+		memset(raw + ls, ' ', le - ls); /* no '=': parse_vmcoreinfo skips it */
+		lines++;
+		i = le;
+	}
+	if (nuls)
+		warn(d, "the VMCOREINFO note (%zu bytes) has NUL bytes inside (the first at byte %zu, in "
+			"the line '%s'): %zu line%s dropped, the rest read", len, first, first_line, lines,
+		     lines == 1 ? "" : "s");
+	parse_vmcoreinfo(d, raw);
+	if (!d->nvi)
+		warn(d, "the VMCOREINFO note (%zu bytes) holds no KEY=VALUE line", len);
+}
+
 static void load_vmcoreinfo(struct ps_dump *d)
 {
+	/* The note as a blob (its length known, NULs and all); the NUL-terminated copy
+	 * kdump_vmcoreinfo_raw gives where the blob is not there. */
+	kdump_attr_t a;
+	if (kdump_get_attr(d->kd, "linux.vmcoreinfo.raw", &a) == KDUMP_OK && a.type == KDUMP_BLOB) {
+		const char *p = kdump_blob_pin(a.val.blob);
+		size_t n = kdump_blob_size(a.val.blob);
+		char *raw = p ? malloc(n + 1) : NULL;
+		if (raw) {
+			memcpy(raw, p, n);
+			raw[n] = '\0';
+		}
+		kdump_blob_unpin(a.val.blob);
+		if (raw) {
+			take_vmcoreinfo_note(d, raw, n);
+			return;
+		}
+	}
 	char *raw = NULL;
 	if (kdump_vmcoreinfo_raw(d->kd, &raw) != KDUMP_OK || !raw)
 		return;
-	parse_vmcoreinfo(d, raw);
+	take_vmcoreinfo_note(d, raw, strlen(raw));
 }
 
 static const char *vmcoreinfo_get(const struct ps_dump *d, const char *key)
@@ -1179,9 +1240,10 @@ static int open_segments(struct ps_dump *d, uint64_t file_size, const unsigned c
 	}
 	d->format = "elf";
 	d->target.ptr_size = ps_elf_segments_ptr_size(d->segs);
-	char *note = ps_elf_segments_vmcoreinfo(d->segs); /* QEMU's, from -device vmcoreinfo */
+	size_t note_len;
+	char *note = ps_elf_segments_vmcoreinfo(d->segs, &note_len); /* QEMU's, from -device vmcoreinfo */
 	if (note)
-		parse_vmcoreinfo(d, note);
+		take_vmcoreinfo_note(d, note, note_len);
 	bool header_be = ps_elf_segments_header_big_endian(d->segs), little = !header_be;
 	if (ps_elf_segments_machine(d->segs) == 20 /* EM_PPC */) {
 		/* libkdumpfile 0.5.1 would read the garbage table's string table: ~180 MiB copied
@@ -1217,12 +1279,14 @@ static void finish_open(struct ps_dump *d)
 		       : d->kd_max_pfn <= (UINT64_MAX >> d->kd_page_shift) ? d->kd_max_pfn << d->kd_page_shift
 									  : UINT64_MAX;
 	if (!d->nvi) {
+		const char *what = d->vmcoreinfo_note ? "the dump's VMCOREINFO note is unreadable"
+						      : "the dump has no VMCOREINFO note";
 		uint64_t at = find_vmcoreinfo_in_ram(d, end);
 		if (at != UINT64_MAX)
-			warn(d, "the dump has no VMCOREINFO note; using the VMCOREINFO the kernel "
-				"left in RAM at physical address 0x%" PRIx64, at);
+			warn(d, "%s; using the VMCOREINFO the kernel left in RAM at physical address 0x%" PRIx64,
+			     what, at);
 		else
-			warn(d, "the dump has no VMCOREINFO");
+			warn(d, "%s, and none was found in RAM", what);
 	}
 	const char *v = vmcoreinfo_get(d, "PAGESIZE");
 	unsigned long vps = v ? strtoul(v, NULL, 10) : 0;

@@ -296,8 +296,9 @@ bool ps_elf_segments_ppc64_guest_little_endian(const struct ps_elf_segments *s, 
 	return found;
 }
 
-char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s)
+char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s, size_t *len)
 {
+	*len = 0;
 	if (s->note_size < 12 || s->note_size > MAX_NOTE_BYTES)
 		return NULL;
 	unsigned char *notes = malloc(s->note_size);
@@ -315,6 +316,7 @@ char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s)
 		if (namesz == 11 && memcmp(notes + at + 12, "VMCOREINFO", 11) == 0 && (text = malloc(descsz + 1))) {
 			memcpy(text, notes + desc, descsz);
 			text[descsz] = '\0';
+			*len = (size_t)descsz;
 		}
 		at = desc + ((descsz + 3) & ~UINT64_C(3));
 	}

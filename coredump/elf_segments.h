@@ -37,9 +37,9 @@ const char *ps_elf_segments_error(const struct ps_elf_segments *s);
  * ppc64 dump (QEMU writes the notes in the header's order). false when no note says. */
 bool ps_elf_segments_ppc64_guest_little_endian(const struct ps_elf_segments *s, bool *little);
 
-/* The text of the VMCOREINFO note in the first PT_NOTE (malloc'd, NUL-terminated), or NULL
- * when there is none. */
-char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s);
+/* The VMCOREINFO note's descriptor in the first PT_NOTE (malloc'd, NUL-terminated after its
+ * *LEN bytes, which may hold NULs of their own), or NULL when there is none. */
+char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s, size_t *len);
 
 /* Physical reads: OK, NODATA outside every PT_LOAD or past the end of the file, EXCLUDED
  * in the part of a segment beyond its p_filesz (zeros by ELF's rule: filtered out), ERROR
