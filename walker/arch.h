@@ -51,6 +51,8 @@ struct ps_pt_entry {
 	bool next_is_kvaddr;
 	struct ps_pte pte;          /* LEAF: w x u a d s e g letters the entry can tell */
 	bool special;               /* LEAF: pte_special (zero page, PFN maps) */
+	bool kernel_only;           /* LEAF: an entry no kernel writes for user memory (x86: P set,
+				     * U/S clear); the user walk calls it a bad entry */
 	uint64_t swp_type, swp_off; /* SWAP: the arch-independent swp_entry_t (as pagemap) */
 	const char *why;            /* BAD: a short reason */
 };

@@ -80,6 +80,9 @@ static void leaf_letters(uint64_t raw, bool present, unsigned level_from_bottom,
 			       ((present && (raw & X86_G)) << PS_PTE_GLOBAL));
 	/* pte_special exists for PTEs only in 6.1 (pmd/pud_special came in 6.8, for PFN maps). */
 	e->special = level_from_bottom == 0 && (raw & X86_SPECIAL);
+	/* Every user pgprot but PAGE_NONE has _PAGE_USER, and PAGE_NONE (PROT_NONE, NUMA
+	 * hinting) has P clear: a present entry without U/S maps kernel memory only. */
+	e->kernel_only = present && !(raw & X86_US);
 }
 
 static void x86_decode(const struct ps_core *c, unsigned level, uint64_t raw, struct ps_pt_entry *e)

@@ -947,6 +947,14 @@ static void leaf(struct vwalk *k, uint64_t va, uint64_t npages, unsigned shift, 
 	unsigned pshift = w->c.page_shift;
 	uint64_t pfn0 = e->addr >> pshift;
 	const uint64_t VM_MIXEDMAP = 0x10000000;
+	if (e->kernel_only) {
+		/* Not a user mapping any kernel writes (a corrupt table, or a misread one): the
+		 * frame it names is not taken for this process's memory. */
+		mm_warn(w, k->mm->id, va, "present page-table entry without the user bit in a user "
+			"mapping (%" PRIu64 " pages at PFN 0x%" PRIx64 "): not a user page", npages, pfn0);
+		add_unknown(k, va, npages, "bad-entry");
+		return;
+	}
 	if (!pc->huge_zero_page && shift > pshift && !k->vma->file)
 		learn_huge_zero_page(k, pfn0 - ((va & ((UINT64_C(1) << shift) - 1)) >> pshift));
 	for (uint64_t i = 0; i < npages && !w->write_failed; i++) {

@@ -32,8 +32,22 @@ struct walk {
 	struct mm_set leaders, threads;
 	uint64_t budget;       /* threads still allowed (max_tasks) */
 	uint8_t *pid_seen;     /* per asked pid: PID_* */
+	uint64_t pid_limit;    /* no pid is this large or larger (pid_limit()) */
 	bool oom;
 };
+
+/* One above the largest pid the kernel can hand out: its pid_max variable where the dump
+ * tells it, else PID_MAX_LIMIT (include/linux/threads.h: 4M with 64-bit pointers, 32768
+ * with 32-bit ones). A larger pid, tgid or parent's tgid is not a kernel's. */
+static uint64_t pid_limit(struct ps_walker *w)
+{
+	uint64_t limit = w->c.ptr_size == 8 ? UINT64_C(4194304) : UINT64_C(32768), sym;
+	uint32_t v;
+	if (ps_core_symbol_by_name(&w->c, "pid_max", &sym) == 0 && ps_kread_u32(&w->c, sym, &v) == PS_READ_OK &&
+	    v >= 301 && v <= limit) /* RESERVED_PIDS + 1 .. */
+		limit = v;
+	return limit + 1;
+}
 
 /* /proc/PID/stat's letter (fs/proc/array.c task_state_array, 6.1 values of
  * include/linux/sched.h): fls((__state | exit_state) & TASK_REPORT), with TASK_IDLE
@@ -183,6 +197,14 @@ static void add_thread(struct walk *k, uint64_t task, const uint8_t *buf)
 			k->pid_seen[which] = PID_EXITED;
 		return;
 	}
+	if (!k->pid_limit)
+		k->pid_limit = pid_limit(w);
+	if (pid == 0 || tgid == 0 || pid >= k->pid_limit || tgid >= k->pid_limit) {
+		mm_warn(w, PS_UNKNOWN, task, "task at %" PRIx64 ": pid %" PRIu64 ", tgid %" PRIu64
+			" are not pids a kernel hands out (the limit is %" PRIu64 "): not read", task, pid,
+			tgid, k->pid_limit - 1);
+		return;
+	}
 	for (size_t i = which; k->pid_seen && i < k->w->opt->npids; i++)
 		if (k->w->opt->pids[i] == tgid) /* a pid asked for twice is found twice */
 			k->pid_seen[i] = PID_FOUND;
@@ -217,8 +239,14 @@ static void add_thread(struct walk *k, uint64_t task, const uint8_t *buf)
 	uint64_t parent;
 	if (mm_get(w, buf, k->tlen, PS_KI_TASK_REAL_PARENT, &parent) && mm_kptr_ok(w, parent, 4)) {
 		uint32_t ptgid;
-		if (ps_kread_u32(&w->c, parent + (uint64_t)mm_off(w, PS_KI_TASK_TGID), &ptgid) == PS_READ_OK)
-			t->ppid = ptgid;
+		if (ps_kread_u32(&w->c, parent + (uint64_t)mm_off(w, PS_KI_TASK_TGID), &ptgid) == PS_READ_OK) {
+			if (ptgid < k->pid_limit)
+				t->ppid = ptgid;
+			else
+				mm_warn(w, PS_UNKNOWN, task, "task %" PRIu64 ": its parent's tgid %" PRIu32
+					" is above the kernel's pid limit %" PRIu64 ": parent unknown", pid, ptgid,
+					k->pid_limit - 1);
+		}
 	}
 	t->state = state_letter(state, exit_state);
 	mm_get(w, buf, k->tlen, PS_KI_TASK_MIN_FLT, &t->minflt);

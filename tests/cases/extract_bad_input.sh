@@ -220,6 +220,23 @@ else
 		fi
 		unpatch
 	done
+	# 2b. The same PTE set to 0x1 (present, no user bit, PFN 0): no kernel maps user memory
+	# so (issue 20: it was written as a resident page of reserved PFN 0). A `u` bad-entry
+	# and a warn, exit 1; nothing else changes.
+	patch "$pte_pa" "0100000000000000" && {
+		if expect pte-kernel-only 1 "work.elf" -- "$work"; then
+			got=$($REC vas "$T/pte-kernel-only.rec" "$pid" "$rstart" "$(printf %x $((16#$rstart + 0x1000)))")
+			case $got in
+			*$'\tu') echo "      $got" ;;
+			*) bad "pte-kernel-only: page $rstart of $pid: expected a u record, got: ${got:-nothing}" ;;
+			esac
+			grep -q '^u [0-9]* [0-9a-f]* 1 bad-entry$' "$T/pte-kernel-only.rec" && grep -q '^warn .*without%20the%20user%20bit' "$T/pte-kernel-only.rec" ||
+				bad "pte-kernel-only: no bad-entry record or warn"
+			$REC same-pages "$T/clean.rec" "$T/pte-kernel-only.rec" "$pid" "$rstart" "$(printf %x $((16#$rstart + 0x1000)))" | sed 's/^/      /'
+			[ "${PIPESTATUS[0]}" -eq 0 ] || bad "pte-kernel-only: other pages changed"
+		fi
+		unpatch
+	}
 fi
 
 # 3. A task list that loops: a late task's tasks.next points back at an earlier task.
@@ -237,6 +254,35 @@ else
 			$REC same-pages "$T/clean.rec" "$T/task-list-loop.rec" 0 >"$T/loop.cmp"
 			grep -q 'tgids with more than one mm' "$T/loop.cmp" && bad "task-list-loop: $(grep 'more than one' "$T/loop.cmp")"
 			echo "      $(grep -c '^mm ' "$T/task-list-loop.rec") of $(grep -c '^mm ' "$T/clean.rec") address spaces written"
+		fi
+		unpatch
+	}
+fi
+
+# 3b. init's tgid set to 5000000, above any kernel's pid limit (issue 20: a parent pid above
+#    pid_max was accepted): init is not written (a warn says why), its children's parent is
+#    unknown (ppid=-), exit 1; nothing else changes.
+off_tgid=$(member task_struct.tgid)
+init_pa=""
+# The traced task_structs (the tasks file starts after the first); all in the direct map,
+# whose offset the tasks file shows.
+read -r kva0 pa0 _ <"$T/tasks"
+while read -r _ kva; do
+	pa=$(printf %x $((16#$kva - 16#$kva0 + 16#$pa0)))
+	v=$($PHYS "$work" u64 "$(printf %x $((16#$pa + off_tgid)))") || continue
+	[ $((16#$v & 0xffffffff)) -eq 1 ] && { init_pa=$pa; break; }
+done < <(grep '^task ' "$T/trace")
+if [ -z "$init_pa" ] || [ -z "$off_tgid" ]; then
+	bad "init's task_struct not found through the trace"
+else
+	patch "$(printf %x $((16#$init_pa + off_tgid)))" "404b4c00" && {
+		if expect pid-above-limit 1 "work.elf" -- "$work"; then
+			grep -q '^task pid=1 ' "$T/pid-above-limit.rec" && bad "pid-above-limit: init written"
+			grep -q 'tgid=5000000' "$T/pid-above-limit.rec" && bad "pid-above-limit: tgid 5000000 written"
+			n1=$(grep -c '^task .* ppid=1 ' "$T/clean.rec") nu=$(grep -c '^task .* ppid=- ' "$T/pid-above-limit.rec")
+			[ "$n1" -gt 0 ] && [ "$nu" -ge "$n1" ] || bad "pid-above-limit: $nu tasks with ppid=-, the clean run has $n1 children of init"
+			grep -q '^warn .*above%20the%20kernel' "$T/pid-above-limit.rec" || bad "pid-above-limit: no warn about the parent"
+			echo "      $nu tasks with an unknown parent (the clean run: $n1 children of init)"
 		fi
 		unpatch
 	}
