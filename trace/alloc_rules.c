@@ -76,12 +76,26 @@ static void copy_bytes(void *dst, const void *src, size_t n)
 		*d++ = *s++;
 }
 
-/* Append formatted pieces to err->reason (only %s-style pieces: strings in sequence). */
+/* Append formatted pieces to err->reason (only %s-style pieces: strings in sequence). Bytes
+ * that are not printable ASCII are written \xHH: a rules file's text reaches a terminal in
+ * the error line, and its escape sequences must not act there. */
 static void reason_add(struct ar_error *err, const char *s)
 {
+	static const char hex[] = "0123456789abcdef";
 	size_t at = str_len(err->reason);
-	while (*s && at + 1 < sizeof err->reason)
-		err->reason[at++] = *s++;
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch >= 0x20 && ch < 0x7f) {
+			if (at + 1 >= sizeof err->reason)
+				break;
+			err->reason[at++] = (char)ch;
+		} else {
+			if (at + 4 >= sizeof err->reason)
+				break;
+			err->reason[at++] = '\\', err->reason[at++] = 'x';
+			err->reason[at++] = hex[ch >> 4], err->reason[at++] = hex[ch & 15];
+		}
+	}
 	err->reason[at] = 0;
 }
 

@@ -179,6 +179,8 @@ static void test_parse_example(void)
 static void test_errors(void)
 {
 	BAD("group a\n  fn x\nbogus y\n", 3, "unknown keyword 'bogus'");
+	/* A terminal escape in the file is not echoed raw (issue 20). */
+	BAD("group a\n  fn x\ngrou\x1b]0;x\x07p y\n", 3, "unknown keyword 'grou\\x1b]0;x\\x07p'");
 	BAD("fn x\n", 1, "outside a group");
 	BAD("group a\n fn\n", 2, "'fn' needs a value");
 	BAD("group a\n fn x path\n", 2, "'path' needs a value");
