@@ -416,6 +416,62 @@ static int check_layout(struct ps_walker *w, char **err)
 			return -1;
 		}
 	}
+	/* Every member known, optional ones too, inside its struct where the struct's size is
+	 * known (a vm_file at byte 68 of a 64-byte vm_area_struct would read the next object). */
+	for (int i = 0; i < PS_KI_NMEMBERS; i++) {
+		const struct ps_kinfo_member *m = &ki->member[i];
+		if (m->offset == PS_KI_ABSENT)
+			continue;
+		const char *name = ps_ki_member_name(i), *dot = strchr(name, '.');
+		for (int j = 0; dot && j < PS_KI_NSIZES; j++) {
+			const char *t = ps_ki_size_name(j);
+			if (strlen(t) != (size_t)(dot - name) || strncmp(t, name, (size_t)(dot - name)) != 0 ||
+			    ki->size[j] == PS_KI_ABSENT)
+				continue;
+			if (m->offset < 0 || m->size == 0 || (int64_t)m->size > ki->size[j] ||
+			    m->offset > ki->size[j] - (int64_t)m->size) {
+				ps_set_err(err, "type information: %s (offset %" PRId64 ", %u bytes) lies outside "
+					   "struct %s (%" PRId64 " bytes)", name, m->offset, m->size, t, ki->size[j]);
+				return -1;
+			}
+		}
+	}
+	/* Members the walker reads as words must be words (a changed type in lying BTF made
+	 * every mapcount 0). */
+	static const enum ps_ki_member words[] = {
+		PS_KI_PAGE_FLAGS, PS_KI_PAGE_MAPPING, PS_KI_PAGE_COMPOUND_HEAD, PS_KI_VMA_START,
+		PS_KI_VMA_END, PS_KI_VMA_MM, PS_KI_VMA_FILE, PS_KI_VMA_FLAGS, PS_KI_TASK_MM,
+		PS_KI_TASK_REAL_PARENT, PS_KI_MM_PGD,
+	};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+		const struct ps_kinfo_member *m = &ki->member[words[i]];
+		if (m->offset != PS_KI_ABSENT && m->size != w->c.ptr_size) {
+			ps_set_err(err, "type information: %s is %u bytes, a %u-byte word expected",
+				   ps_ki_member_name(words[i]), m->size, w->c.ptr_size);
+			return -1;
+		}
+	}
+	static const enum ps_ki_member counters[] = { PS_KI_PAGE_REFCOUNT, PS_KI_PAGE_MAPCOUNT };
+	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
+		const struct ps_kinfo_member *m = &ki->member[counters[i]];
+		if (m->offset != PS_KI_ABSENT && m->size != 4) {
+			ps_set_err(err, "type information: %s is %u bytes, an atomic_t (4 bytes) expected",
+				   ps_ki_member_name(counters[i]), m->size);
+			return -1;
+		}
+	}
+	/* Page-flag bit numbers below the width of page.flags (page_ext's: 64 bits at most). */
+	unsigned flag_bits = 8 * (ki->member[PS_KI_PAGE_FLAGS].offset != PS_KI_ABSENT ? ki->member[PS_KI_PAGE_FLAGS].size
+										    : w->c.ptr_size);
+	for (int i = PS_KI_PG_LOCKED; i <= PS_KI_PAGE_EXT_IDLE; i++) {
+		int64_t v = ki->enumval[i];
+		unsigned limit = i >= PS_KI_PAGE_EXT_YOUNG ? 64 : flag_bits;
+		if (v != PS_KI_ABSENT && (v < 0 || v >= (int64_t)limit)) {
+			ps_set_err(err, "type information: page flag %s = %" PRId64 ", not a bit number below %u",
+				   ps_ki_enum_name(i), v, limit);
+			return -1;
+		}
+	}
 	if (ki->size[PS_KI_PAGE] > 512) {
 		ps_set_err(err, "type information: struct page of %" PRId64 " bytes (at most 512 expected)",
 			ki->size[PS_KI_PAGE]);
