@@ -241,7 +241,7 @@ static int reassemble_flattened(int in, size_t consumed, const char *path, char 
 			strerror(errno));
 		goto fail;
 	}
-	uint64_t blocks = 0, in_pos = FLAT_HEADER_SIZE;
+	uint64_t blocks = 0, in_pos = FLAT_HEADER_SIZE, data = 0, end = 0;
 	for (;;) {
 		unsigned char bh[16];
 		int r = read_full(in, bh, sizeof bh);
@@ -284,7 +284,19 @@ static int reassemble_flattened(int in, size_t consumed, const char *path, char 
 			dst += chunk;
 			in_pos += chunk;
 		}
+		data += (uint64_t)size;
+		if ((uint64_t)off + (uint64_t)size > end)
+			end = (uint64_t)off + (uint64_t)size;
 		blocks++;
+	}
+	/* A kdump file is dense (header, bitmaps, descriptors, pages), so the blocks fill it:
+	 * blocks reaching far beyond what the stream holds would make a huge sparse file whose
+	 * claimed bitmaps then cost gigabytes to read. (Checked at the end: makedumpfile writes
+	 * page data past the descriptor table before the table is complete.) */
+	if (end > 2 * data + (UINT64_C(64) << 20)) {
+		ps_set_err(err, "%s: corrupt flattened dump: its %" PRIu64 " blocks reach byte %" PRIu64
+			     " of the dump but hold only %" PRIu64 " bytes", path, blocks, end, data);
+		goto fail;
 	}
 	free(buf);
 	return out;
@@ -478,6 +490,11 @@ static const char *kdump_header_broken(int fd, const unsigned char *head, size_t
 			int64_t version = (int32_t)load_uint(head + 8, 4, be);
 			if (sub_blocks >= (1u << 20) || (1 + sub_blocks + bitmap_blocks) * bs > file_size)
 				return "the file ends before its page bitmaps";
+			/* Bitmaps that are not stored (a hole of a sparse file: a tiny file claiming a
+			 * 4 GiB bitmap) would cost their whole size in memory and time to read. */
+			off_t bm = (off_t)((1 + sub_blocks) * bs), hole = lseek(fd, bm, SEEK_HOLE);
+			if (hole >= 0 && (uint64_t)hole < (1 + sub_blocks + bitmap_blocks) * bs)
+				return "its page bitmaps are not stored (a hole of a sparse file)";
 			if (version < 3)
 				return NULL;
 			unsigned char sub[112];
