@@ -411,11 +411,33 @@ static char *keep(struct ps_reader *r, const char *s)
 	return d;
 }
 
+/* What a file that is not records most likely is, from its first bytes (what people give
+ * report by mistake): NULL when nothing known. */
+static const char *known_binary(const unsigned char *p, size_t n)
+{
+	if (n >= 4 && memcmp(p, "\177ELF", 4) == 0)
+		return "an ELF file (a kernel dump or core file?): run `pagesleuth extract` on a kernel dump first";
+	if (n >= 8 && (memcmp(p, "KDUMP   ", 8) == 0 || memcmp(p, "DISKDUMP", 8) == 0))
+		return "a kdump-compressed kernel dump: run `pagesleuth extract` on it first";
+	if (n >= 12 && memcmp(p, "makedumpfile", 12) == 0)
+		return "a flattened kdump (makedumpfile -F): run `pagesleuth extract` on it first";
+	if (n >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0)
+		return "zstd-compressed: decompress it first (zstd -d)";
+	if (n >= 2 && memcmp(p, "\x1f\x8b", 2) == 0)
+		return "gzip-compressed: decompress it first (gzip -d)";
+	return NULL;
+}
+
 static int read_magic_and_header(struct ps_reader *r)
 {
 	char *line;
 	size_t len;
 	int rc = next_line(r, &line, &len);
+	const char *what = r->end ? known_binary((const unsigned char *)r->buf, r->end) : NULL;
+	if (what) {
+		r->line = 1;
+		return rfail(r, "not a pagesleuth record file: %s", what);
+	}
 	if (rc < 0)
 		return -1;
 	if (rc == 0) {

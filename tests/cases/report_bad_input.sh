@@ -106,6 +106,18 @@ head -c $((size - 10)) "$REC/kinds.rec" >"$f" # cut inside the last line (the en
 nl=$(($(wc -l <"$f") + 1))                    # the unterminated line's number
 bad trunc-line "$f" "$nl" "truncated line"
 
+# ---- what people give report by mistake: a kernel dump, a compressed record file -----------
+printf '\177ELF\002\001\001\000binary' >"$tmp/vmcore.elf"
+printf 'KDUMP   \001\000\000\000binary' >"$tmp/vmcore.kdump"
+printf 'makedumpfile\000\000\000\000' >"$tmp/vmcore.flat"
+zstd -q -c "$REC/kinds.rec" >"$tmp/kinds.rec.zst" 2>/dev/null || printf '\050\265\057\375x' >"$tmp/kinds.rec.zst"
+gzip -c "$REC/kinds.rec" >"$tmp/kinds.rec.gz"
+bad mistake-elf "$tmp/vmcore.elf" 1 "an ELF file (a kernel dump or core file?): run \`pagesleuth extract\`"
+bad mistake-kdump "$tmp/vmcore.kdump" 1 "a kdump-compressed kernel dump: run \`pagesleuth extract\` on it first"
+bad mistake-flat "$tmp/vmcore.flat" 1 "a flattened kdump"
+bad mistake-zstd "$tmp/kinds.rec.zst" 1 "zstd-compressed: decompress it first"
+bad mistake-gzip "$tmp/kinds.rec.gz" 1 "gzip-compressed: decompress it first"
+
 # ---- unknown record types: skipped, one warning per tag, exit 0 ----------------------------
 f=$tmp/unknown-tags.rec
 # after the first vma record (inside the snapshot), and once more before the end record
