@@ -71,7 +71,9 @@ cr_ext() { # VERSION
 
 cr_asan_ext() { # VERSION
 	local so=$CR_ASAN_EXT_DIR/$1-X86_64/pagesleuth.so
-	[ -f "$so" ] && ldd "$so" 2>/dev/null | grep -q 'libasan' || return 1
+	# Not `ldd | grep -q` (under pipefail, grep's early exit can fail ldd with SIGPIPE).
+	[ -f "$so" ] || return 1
+	case $(ldd "$so" 2>/dev/null) in *libasan*) ;; *) return 1 ;; esac
 	echo "$so"
 }
 
