@@ -27,7 +27,7 @@ B            ?= build
 
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 
-.PHONY: all asan test check deps fixtures bench bench-dump fuzz clean report-demo crash-ext crash-cross
+.PHONY: all asan test check deps fixtures bench bench-dump fuzz fuzz-dumps clean report-demo crash-ext crash-cross
 all: $(B)/pagesleuth $(B)/libpagesleuth.a $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 asan: $(B)-asan/pagesleuth $(patsubst tests/unit/%.c,$(B)-asan/tests/%,$(UNIT_SRC))
 
@@ -145,6 +145,13 @@ fixtures:
 
 fuzz:
 	./fuzz/run.sh $(or $(SECONDS),300)
+
+# The mutation campaign on the real fixture dumps (tests/tools/mutate_dump.py), SECONDS per
+# dump; findings are kept as recipes in build/fuzz-dumps/.
+fuzz-dumps: all asan
+	PAGESLEUTH=build-asan/pagesleuth PAGESLEUTH_FUZZ_DUMP_SECONDS=$(or $(SECONDS),600) \
+	PAGESLEUTH_FUZZ_DUMP_SEED=$(or $(SEED),$$(date +%s)) PAGESLEUTH_FUZZ_DUMP_FINDINGS=build/fuzz-dumps \
+		bash tests/cases/fuzz_dumps.sh
 
 bench: all
 	./bench/run.sh
