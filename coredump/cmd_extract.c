@@ -42,7 +42,7 @@ static void extract_usage(FILE *out)
 		"pagesleuth records: tasks, address spaces, VMAs, and page runs with PFN, mapcount,\n"
 		"page flags and PTE bits. Pages the dump level excluded are written as 'x' runs.\n\n"
 		"  -o, --output FILE     write the records to FILE, created atomically\n"
-		"                        (default, or '-': standard output)\n"
+		"                        (default: standard output, unless a terminal; '-': it anyway)\n"
 		"  -p, --pid PID         only this thread group; repeat or give a comma list\n"
 		"                        (default: every user process)\n"
 		"      --summaries       a sum record per VMA, no page runs (same totals, smaller)\n"
@@ -355,7 +355,7 @@ int ps_cmd_extract(int argc, char **argv)
 	ps_input_note(o.type_file);
 	ps_input_note(o.system_map);
 	const char *outputs[] = { o.output, o.trace };
-	if (ps_outputs_check(prog, outputs, 2) != 0)
+	if (ps_outputs_check(prog, outputs, 2) != 0 || ps_refuse_records_to_terminal(prog, o.output) != 0)
 		goto out;
 	status = run_extract(&o);
 out:

@@ -148,6 +148,15 @@ int ps_outputs_check(const char *prog, const char *const *outputs, size_t n)
 	return 0;
 }
 
+int ps_refuse_records_to_terminal(const char *prog, const char *output)
+{
+	if (output || !isatty(STDOUT_FILENO))
+		return 0;
+	fprintf(stderr, "%s: not writing records to a terminal (they are input for `pagesleuth "
+			"report`): give -o FILE, or -o - to write them here anyway\n", prog);
+	return -1;
+}
+
 int atomic_open(struct atomic_file *af, const char *path, char **err)
 {
 	memset(af, 0, sizeof *af);

@@ -25,6 +25,11 @@ int ps_output_check(const char *path, char **err);
  * file; prints "PROG: reason" on stderr and returns -1 at the first conflict, else 0. */
 int ps_outputs_check(const char *prog, const char *const *outputs, size_t n);
 
+/* Records written to standard output when no -o was given (OUTPUT NULL) and standard output
+ * is a terminal would flood it with lines meant for `pagesleuth report`: prints one line
+ * saying so (with -o - to insist) and returns -1; else 0. */
+int ps_refuse_records_to_terminal(const char *prog, const char *output);
+
 /* Refuses a noted input (ps_output_check). Returns 0, or -1 with *err set (malloc'd "PATH:
  * cannot create: reason"). */
 int atomic_open(struct atomic_file *af, const char *path, char **err);

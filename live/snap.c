@@ -45,6 +45,7 @@
  * a missing --pid process gives a one-line message, a warn record, `u` records for what could
  * not be read, and a partial end record (exit status 1).
  */
+#include "atomic_file.h"
 #include "commands.h"
 #include "livehdr.h"
 #include "pagemap.h"
@@ -159,7 +160,7 @@ static void usage(FILE *out)
 		"Snapshot running user processes from /proc into pagesleuth records: threads, address\n"
 		"spaces, VMAs and, page by page, what each maps (PFN, mapcount, page flags; swap).\n\n"
 		"  -p, --pid PID    only this process (repeatable); default: every user process\n"
-		"  -o, --output F   write to F atomically (default or '-': stdout)\n"
+		"  -o, --output F   write to F atomically (default: stdout unless a terminal; '-': stdout)\n"
 		"      --no-pages   VMAs only: no page runs or summaries (fast)\n"
 		"  -e, --every S    repeat: one snapshot every S seconds (fractions allowed), all in one\n"
 		"                   stream (snapshot seq=0, 1, ...), each with its threads' fault counters,\n"
@@ -1035,12 +1036,18 @@ static bool snap_round(struct snap *s, uint64_t seq, uint64_t **all_pids, size_t
 
 int ps_cmd_snap(int argc, char **argv)
 {
-	struct snap_options opt = { .out_path = "-" };
+	struct snap_options opt = { .out_path = NULL };
 	int rc = parse_options(argc, argv, &opt);
 	if (rc >= 0) {
 		free(opt.pids);
 		return rc;
 	}
+	if (ps_refuse_records_to_terminal("pagesleuth snap", opt.out_path) != 0) {
+		free(opt.pids);
+		return 2;
+	}
+	if (!opt.out_path)
+		opt.out_path = "-";
 	struct snap s = { .opt = &opt, .scan_supported = true, .next_mm_id = 1,
 			  .kp = { -1, -1 } };
 	s.page_size = (uint32_t)sysconf(_SC_PAGESIZE);

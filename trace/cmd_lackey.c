@@ -38,7 +38,7 @@ static void usage(FILE *out)
 		"  valgrind --tool=lackey --trace-mem=yes --log-fd=9 PROG 9>&1 >/dev/null |\n"
 		"      pagesleuth lackey -o prog.rec\n\n"
 		"options:\n"
-		"  -o FILE, --out FILE   record file [- = standard output]\n"
+		"  -o FILE, --out FILE   record file [standard output unless a terminal; - = it anyway]\n"
 		"  --ws-every T          sample every T instructions [100000]\n"
 		"  --ws-tau TAU          window of TAU instructions [T]\n"
 		"  --page-size N         page size, a power of two >= 512 [4096]\n"
@@ -81,7 +81,7 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
 /* 0 ok, 1 help printed, -1 error (message printed). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ 100000, 0, 4096, NULL, "-", true, 30, 2.0, 0.0 };
+	*o = (struct opts){ 100000, 0, 4096, NULL, NULL, true, 30, 2.0, 0.0 };
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i];
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -415,8 +415,11 @@ int ps_cmd_lackey(int argc, char **argv)
 	int fd = 0;
 	const char *name = c.o.in && strcmp(c.o.in, "-") != 0 ? c.o.in : "-";
 	ps_input_note(name); /* evidence first: the output may not be the trace */
-	if (ps_outputs_check("pagesleuth lackey", (const char *const[]){ c.o.out }, 1) != 0)
+	if (ps_outputs_check("pagesleuth lackey", (const char *const[]){ c.o.out }, 1) != 0 ||
+	    ps_refuse_records_to_terminal("pagesleuth lackey", c.o.out) != 0)
 		return 2;
+	if (!c.o.out)
+		c.o.out = "-";
 	if (strcmp(name, "-") != 0 && (fd = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
 		fprintf(stderr, "pagesleuth lackey: %s: %s\n", name, strerror(errno));
 		return 1;

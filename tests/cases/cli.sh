@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# cli.sh - the command line behaves like the tools people know (git, perf, zstd):
+#   - `pagesleuth --version`, `-V` and `version` print the version, exit 0;
+#   - `pagesleuth help COMMAND` is COMMAND --help (exit 0), `help NOSUCH` is refused;
+#   - a mistyped command is named with the most similar ones (git's "did you mean"), exit 2;
+#   - records are never written to a terminal by accident: extract, snap and lackey with
+#     standard output a terminal (script(1) gives them one) and no -o refuse with one line
+#     (exit 2) and write nothing; `-o -` insists; a pipe gets the records as before.
+set -uo pipefail
+cd "${PAGESLEUTH_ROOT:-.}" || exit 1
+. tests/cases/lib/fixtures.sh
+P=$(readlink -f "${PAGESLEUTH:-build-asan/pagesleuth}")
+[ -x "$P" ] || { echo "FAIL: no pagesleuth at $P"; exit 1; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/cli.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+v=$("$P" --version)
+[ -n "$v" ] && [ "$("$P" -V)" = "$v" ] && [ "$("$P" version)" = "$v" ] || bad "version forms differ: '$v' '$("$P" -V)' '$("$P" version)'"
+echo "cli: version: $v"
+"$P" help wss >"$T/help.out" 2>&1 && "$P" wss --help >"$T/help2.out" 2>&1 && cmp -s "$T/help.out" "$T/help2.out" ||
+	bad "help wss is not wss --help"
+"$P" help nosuch >/dev/null 2>"$T/nosuch.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "'nosuch' is not a pagesleuth command" "$T/nosuch.err" || bad "help nosuch: exit $rc: $(head -1 "$T/nosuch.err")"
+for typo in extrct:extract rpeort:report snp:snap rep:report; do
+	"$P" "${typo%%:*}" >/dev/null 2>"$T/typo.err"; rc=$?
+	[ $rc -eq 2 ] && grep -q "is not a pagesleuth command" "$T/typo.err" && grep -q "^	${typo#*:}$" "$T/typo.err" ||
+		bad "typo ${typo%%:*}: exit $rc, expected 2 naming ${typo#*:}: $(tr '\n' '|' <"$T/typo.err")"
+done
+echo "cli: typos: extrct, rpeort, snp, rep: the intended command named"
+
+if command -v script >/dev/null; then
+	d31=$(fx_dump x86_64 kdump-d31.kdump) || { bad "x86_64 kdump-d31 not available"; d31=; }
+	printf 'I  04000000,4\n' >"$T/trace.lk"
+	# on_tty NAME CMD...: CMD with a terminal as its standard output; its stdout+stderr in NAME.
+	on_tty() { local name=$1; shift; (cd "$T" && script -qec "$(printf '%q ' "$@")" /dev/null) >"$T/$name.tty" 2>&1; }
+	for c in "extract:extract $d31 -p 1" "snap:snap --pid $$" "lackey:lackey trace.lk"; do
+		name=${c%%:*}
+		# shellcheck disable=SC2086
+		on_tty "$name" "$P" ${c#*:}
+		rc=$?
+		lines=$(tr -d '\r' <"$T/$name.tty" | grep -c .)
+		[ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q "not writing records to a terminal" "$T/$name.tty" ||
+			bad "$name on a terminal: exit $rc, $lines lines: $(head -c 300 "$T/$name.tty")"
+		# shellcheck disable=SC2086
+		on_tty "$name-insist" "$P" ${c#*:} -o -
+		grep -q "^pagesleuth-records " "$T/$name-insist.tty" || bad "$name -o - on a terminal: no records"
+		# shellcheck disable=SC2086
+		(cd "$T" && "$P" ${c#*:}) 2>/dev/null | cat >"$T/$name.piped"
+		[ "$(head -1 "$T/$name.piped" | cut -d' ' -f1)" = pagesleuth-records ] || bad "$name into a pipe: no records"
+	done
+	echo "cli: extract, snap, lackey on a terminal: refused without -o, written with -o -, piped as before"
+else
+	echo "cli: NOTE: no script(1): the terminal checks were not run"
+fi
+[ $fail -eq 0 ] && echo "cli: OK"
+exit $fail
