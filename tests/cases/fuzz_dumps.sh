@@ -19,6 +19,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/fuzz_dumps.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 GTCHECK=$(fx_gtcheck "$T") || exit 1
 export GTCHECK
+# A private copy of the binary: a rebuild during a long campaign must not change it.
+cp "$BIN" "$T/pagesleuth-under-test" && BIN=$T/pagesleuth-under-test || exit 1
 fail=0
 for fx in x86_64 arm64; do
 	dump=$(fx_dump $fx qemu.elf) && btf=$(fx_btf $fx) || { echo "FAIL: $fx fixture not available"; fail=1; continue; }
