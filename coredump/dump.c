@@ -483,6 +483,27 @@ static const char *elf_header_broken(int fd, const unsigned char *head, size_t n
  * the sub header's 64-bit members are either packed (i386) or 8-byte aligned (arm, ppc);
  * the packed layout is the one whose VMCOREINFO lies inside the sub header blocks.
  * NULL when fine, else what is wrong. */
+/* Bytes of [OFF, OFF + LEN) the file stores (not holes), counted up to ENOUGH; LEN when the
+ * file system cannot tell. */
+static uint64_t stored_bytes(int fd, uint64_t off, uint64_t len, uint64_t enough)
+{
+	uint64_t end = off + len, sum = 0;
+	for (unsigned extents = 0; off < end && sum < enough && extents < 4096; extents++) {
+		off_t data = lseek(fd, (off_t)off, SEEK_DATA);
+		if (data < 0)
+			return errno == ENXIO ? sum : len;
+		if ((uint64_t)data >= end)
+			break;
+		off_t hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0)
+			return len;
+		uint64_t stop = (uint64_t)hole < end ? (uint64_t)hole : end;
+		sum += stop - (uint64_t)data;
+		off = stop;
+	}
+	return sum;
+}
+
 static const char *kdump_header_broken(int fd, const unsigned char *head, size_t n,
 				       uint64_t file_size)
 {
@@ -504,11 +525,15 @@ static const char *kdump_header_broken(int fd, const unsigned char *head, size_t
 			int64_t version = (int32_t)load_uint(head + 8, 4, be);
 			if (sub_blocks >= (1u << 20) || (1 + sub_blocks + bitmap_blocks) * bs > file_size)
 				return "the file ends before its page bitmaps";
-			/* Bitmaps that are not stored (a hole of a sparse file: a tiny file claiming a
-			 * 4 GiB bitmap) would cost their whole size in memory and time to read. */
-			off_t bm = (off_t)((1 + sub_blocks) * bs), hole = lseek(fd, bm, SEEK_HOLE);
-			if (hole >= 0 && (uint64_t)hole < (1 + sub_blocks + bitmap_blocks) * bs)
-				return "its page bitmaps are not stored (a hole of a sparse file)";
+			/* Large bitmaps hardly stored (holes of a sparse file: a 12 KB file claiming
+			 * 4 GiB of bitmaps) would cost their whole size in memory and time to read.
+			 * Holes alone are fine: zstd -d and cp --sparse make them of zeroed bitmap
+			 * blocks; but a dump's RAM bitmap has a bit set per page of RAM, so bitmaps
+			 * of 64 MiB or more with under 1/1024 of them stored are not a dump's. */
+			if (bitmap_blocks * bs >= (UINT64_C(64) << 20) &&
+			    stored_bytes(fd, (1 + sub_blocks) * bs, bitmap_blocks * bs, bitmap_blocks * bs / 1024) <
+				    bitmap_blocks * bs / 1024)
+				return "its page bitmaps (64 MiB or more) are hardly stored (holes of a sparse file)";
 			if (version < 3)
 				return NULL;
 			unsigned char sub[112];
