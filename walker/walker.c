@@ -576,9 +576,11 @@ int ps_walker_write_header(struct ps_walker *w, struct ps_writer *out,
 /* The walk checks itself against the kernel's own count: an mm whose RSS counters say
  * hundreds of resident pages while its page tables show far fewer is being misread (a table
  * layout of a kernel this walker does not know: 6.11's 8-byte e500 PGD entries read as 4
- * showed none at all), not complete. The counters may lag the tables by the per-thread
- * caches of SPLIT_RSS_COUNTING (up to 64 events a thread, before 6.2) and leave out the zero
- * page, so only a shortfall of more than half, and of more than 128 pages, is flagged. */
+ * showed none at all), not complete. The counters can only be below what the tables map
+ * by much: the per-thread caches of SPLIT_RSS_COUNTING (before 6.2) hold page faults'
+ * increments not yet added (unmapping updates the mm's counters directly), and the zero
+ * page is not counted. Above it by little (pages under migration, device-private pages):
+ * a shortfall of more than half, and of more than 128 pages, is flagged. */
 static void check_rss(struct ps_walker *w, const struct mm_space *mm, uint64_t found)
 {
 	struct ps_task t;
