@@ -88,21 +88,8 @@ clean_messages() {
 	[ -z "$other" ] || bad "crash $1: unexpected messages on clean dumps: $(echo "$other" | head -3 | tr '\n' ' ')"
 	cr_messages "$1" | grep -E ' tasks, ' | sed "s/^/    $1: /"
 }
-# same_as_extract CRASHREC EXREC: equal but for header source=crash vs source=coredump.
-same_as_extract() {
-	local c=$T/$1.rec e=$T/$2.rec
-	[ -s "$c" ] || { bad "$1: no records written"; return 1; }
-	[ -s "$e" ] || { bad "$1: no extract records $2 to compare with"; return 1; }
-	sed -n 2p "$c" | grep -q '^header .*\bsource=crash\b' || { bad "$1: header has no source=crash: $(sed -n 2p "$c")"; return 1; }
-	awk 'NR == 2 && $1 == "header" { for (i = 2; i <= NF; i++) if ($i == "source=crash") $i = "source=coredump" } { print }' \
-		"$c" >"$c.norm"
-	if cmp -s "$c.norm" "$e"; then
-		echo "  $1 == extract $2: $(wc -l <"$e") lines, $(grep -c '^[mxwu] ' "$e") page runs, $(grep -c '^vma ' "$e") VMAs identical (source= aside)"
-	else
-		bad "$1 differs from extract $2 (beyond source=): $(diff "$e" "$c.norm" | grep -c '^[<>]') lines:"
-		diff "$e" "$c.norm" | head -12 | sed 's/^/    /'
-	fi
-}
+# same_as_extract CRASHREC EXREC, check_gt REC: lib/crashrun.sh's, on $T/NAME.rec files.
+same_as_extract() { cr_same_as_extract "$1 (extract $2)" "$T/$1.rec" "$T/$2.rec"; }
 # identical A B WHAT: byte-equal record files.
 identical() {
 	[ -s "$T/$1.rec" ] || { bad "$1: no records written"; return 1; }
@@ -113,24 +100,7 @@ identical() {
 		diff "$T/$2.rec" "$T/$1.rec" | head -8 | sed 's/^/    /'
 	fi
 }
-# check_gt REC: gtcheck --referenced for every workload pid, and one task record per thread.
-check_gt() {
-	local out=$T/$1.rec pid role threads n=0 nfail=0 pages=0 tasks
-	[ -s "$out" ] || return
-	while read -r pid role _ threads; do
-		n=$((n + 1))
-		if "$GTCHECK" --referenced "$pid" "$out" "$T/gt/smaps.$pid" "$T/gt/pages.$pid" >"$out.gt.$pid" 2>&1; then
-			pages=$((pages + $(sed -n 's/.* VMAs, \([0-9]*\) pages: OK$/\1/p' "$out.gt.$pid" | tail -1)))
-		else
-			nfail=$((nfail + 1))
-			bad "$1: gtcheck pid $pid ($role):"
-			head -12 "$out.gt.$pid" | sed 's/^/    /'
-		fi
-		tasks=$(awk -v t="tgid=$pid" '$1 == "task" { for (i = 2; i <= NF; i++) if ($i == t) k++ } END { print k + 0 }' "$out")
-		[ "$tasks" -eq "$threads" ] || bad "$1: pid $pid ($role): $tasks task records, ground truth has $threads threads"
-	done <"$T/gt/procs"
-	echo "  $1: gtcheck --referenced: $((n - nfail)) of $n workload processes OK ($pages pages)"
-}
+check_gt() { [ -s "$T/$1.rec" ] || return; cr_check_gt "$1" "$T/$1.rec" "$T/gt"; }
 complete() { # REC
 	grep -q '^end status=complete ' "$T/$1.rec" 2>/dev/null || bad "$1: no 'end status=complete': $(grep '^end ' "$T/$1.rec" 2>/dev/null)"
 }

@@ -37,27 +37,7 @@ echo "== crash 8.0.6 (target ARM64) on arm64/qemu.elf"
 echo "pagesleuth -S -o $T/crash.rec" | cr_session arm64 "$CROSS" "$SO" 8.0.6 "$dump" || fail=1
 cr_messages arm64 | sed 's/^/  /'
 "$FAST" extract "$dump" -o "$T/extract.rec" 2>"$T/extract.err" || bad "extract: $(head -2 "$T/extract.err")"
-if [ -s "$T/crash.rec" ] && [ -s "$T/extract.rec" ]; then
-	if cmp -s <(sed '2s/ source=crash / source=coredump /' "$T/crash.rec") "$T/extract.rec"; then
-		echo "  records == extract's: $(wc -l <"$T/crash.rec") lines, $(grep -c '^vma ' "$T/crash.rec") VMAs (source= aside)"
-	else
-		bad "records differ from extract's:"
-		diff <(sed '2s/ source=crash / source=coredump /' "$T/crash.rec") "$T/extract.rec" | head -10
-	fi
-	n=0 ok=0
-	while read -r pid _ _ _; do
-		n=$((n + 1))
-		if "$GTCHECK" --referenced "$pid" "$T/crash.rec" "$T/gt/smaps.$pid" "$T/gt/pages.$pid" >"$T/gt.$pid" 2>&1; then
-			ok=$((ok + 1))
-		else
-			bad "pid $pid: gtcheck:"
-			head -10 "$T/gt.$pid" | sed 's/^/    /'
-		fi
-	done <"$T/gt/procs"
-	echo "  gtcheck --referenced: $ok of $n workload processes OK"
-	[ "$n" -gt 0 ] || bad "no workload processes in the ground truth"
-else
-	bad "no records from crash or extract"
-fi
+cr_same_as_extract arm64 "$T/crash.rec" "$T/extract.rec"
+cr_check_gt arm64 "$T/crash.rec" "$T/gt"
 [ $fail -eq 0 ] && echo "crash_ext_arm64: OK"
 exit $fail

@@ -48,33 +48,11 @@ for d in kdump-d1 kdump-d31; do
 		bad "extract --vmlinux $d: exit $?: $(head -2 "$T/ex-$d.err" | tr '\n' ' ')"
 	echo "pagesleuth -S -o $T/$d.rec" | cr_session "$d" "$CROSS" "$SO" 8.0.6 "$dump" || fail=1
 	cr_messages "$d" | sed 's/^/  /'
-	if [ -s "$T/$d.rec" ] && [ -s "$T/ex-$d.rec" ]; then
-		if cmp -s <(sed '2s/ source=crash / source=coredump /' "$T/$d.rec") "$T/ex-$d.rec"; then
-			echo "  records == extract --vmlinux's: $(wc -l <"$T/$d.rec") lines, $(grep -c '^[mxwu] ' "$T/$d.rec") page runs ($(grep -c '^x ' "$T/$d.rec") x), $(grep -c '^vma ' "$T/$d.rec") VMAs (source= aside)"
-		else
-			bad "$d: records differ from extract --vmlinux's:"
-			diff <(sed '2s/ source=crash / source=coredump /' "$T/$d.rec") "$T/ex-$d.rec" | head -10
-		fi
-		grep -q '^end status=complete ' "$T/$d.rec" || bad "$d: not complete: $(grep '^end ' "$T/$d.rec")"
-	else
-		bad "$d: no records from crash or extract"
-	fi
+	cr_same_as_extract "$d" "$T/$d.rec" "$T/ex-$d.rec" &&
+		{ grep -q '^end status=complete ' "$T/$d.rec" || bad "$d: not complete: $(grep '^end ' "$T/$d.rec")"; }
 done
 
-if [ -s "$T/kdump-d1.rec" ]; then
-	n=0 ok=0
-	while read -r pid _ _ _; do
-		n=$((n + 1))
-		if "$GTCHECK" --referenced "$pid" "$T/kdump-d1.rec" "$T/gt/smaps.$pid" "$T/gt/pages.$pid" >"$T/gt.$pid" 2>&1; then
-			ok=$((ok + 1))
-		else
-			bad "kdump-d1: pid $pid: gtcheck:"
-			head -10 "$T/gt.$pid" | sed 's/^/    /'
-		fi
-	done <"$T/gt/procs"
-	echo "  kdump-d1: gtcheck --referenced: $ok of $n workload processes OK"
-	[ "$n" -gt 0 ] || bad "no workload processes in the ground truth"
-fi
+[ -s "$T/kdump-d1.rec" ] && cr_check_gt kdump-d1 "$T/kdump-d1.rec" "$T/gt"
 if [ -s "$T/kdump-d1.rec" ] && [ -s "$T/kdump-d31.rec" ]; then
 	e1=$(grep '^end ' "$T/kdump-d1.rec" | grep -oE 'tasks=[0-9]+ mms=[0-9]+ vmas=[0-9]+')
 	e31=$(grep '^end ' "$T/kdump-d31.rec" | grep -oE 'tasks=[0-9]+ mms=[0-9]+ vmas=[0-9]+')

@@ -57,21 +57,6 @@ crash_of() { # VERSION: the binary
 	9.0.2) echo "$CR_CRASH902" ;;
 	esac
 }
-# same_as_extract NAME CRASHREC EXREC: equal but for header source=crash vs source=coredump.
-same_as_extract() {
-	local name=$1 c=$2 e=$3
-	[ -s "$c" ] || { bad "$name: crash wrote no records"; return 1; }
-	sed -n 2p "$c" | grep -q '^header .*\bsource=crash\b' || { bad "$name: header has no source=crash: $(sed -n 2p "$c")"; return 1; }
-	awk 'NR == 2 && $1 == "header" { for (i = 2; i <= NF; i++) if ($i == "source=crash") $i = "source=coredump" } { print }' \
-		"$c" >"$c.norm"
-	if cmp -s "$c.norm" "$e"; then
-		echo "  $name == extract: $(wc -l <"$e") lines, $(grep -c '^[mxwu] ' "$e") page runs ($(grep -c '^x ' "$e") x), $(grep -c '^vma ' "$e") VMAs identical (source= aside); $(grep '^end ' "$e" | cut -d' ' -f2-4)"
-	else
-		bad "$name differs from extract (beyond source=): $(diff "$e" "$c.norm" | grep -c '^[<>]') lines:"
-		diff "$e" "$c.norm" | head -12 | sed 's/^/    /'
-	fi
-}
-
 declare -A VMLINUX=() NOVMLINUX=() EXREC=()
 while read -r fx ver dumps opts; do
 	[ -n "$fx" ] || continue
@@ -136,7 +121,7 @@ while read -r fx ver dumps opts; do
 		echo "pagesleuth -S -o $T/$name.rec" | cr_session "$name" "$crash" "$so" "$ver" "$dump" ||
 			{ bad "crash $ver on $fx/$d did not end normally"; continue; }
 		cr_messages "$name" | sed 's/^/    /'
-		same_as_extract "$name" "$T/$name.rec" "${EXREC[$key]}"
+		cr_same_as_extract "$name" "$T/$name.rec" "${EXREC[$key]}"
 		checked=$((checked + 1))
 	done
 done <<<"$PLAN"

@@ -188,3 +188,43 @@ cr_session() { # NAME CRASH SO VERSION DUMP, the commands on stdin
 		{ echo "  crash $name: the last command (pagesleuth -V) did not answer 'built for crash $ver': $(tail -n 2 "$CR_TMP/$name.out" | tr '\n' ' ')"; ok=1; }
 	return $ok
 }
+
+# cr_same_as_extract NAME CRASHREC EXREC: the crash command's records equal extract's for the
+# same dump but for the header's source=crash (source=coredump in extract's). Calls the
+# test's bad() otherwise; returns 1 when a file is missing.
+cr_same_as_extract() {
+	local name=$1 c=$2 e=$3
+	[ -s "$c" ] || { bad "$name: crash wrote no records"; return 1; }
+	[ -s "$e" ] || { bad "$name: no extract records to compare with ($e)"; return 1; }
+	sed -n 2p "$c" | grep -q '^header .*\bsource=crash\b' || { bad "$name: header has no source=crash: $(sed -n 2p "$c")"; return 1; }
+	awk 'NR == 2 && $1 == "header" { for (i = 2; i <= NF; i++) if ($i == "source=crash") $i = "source=coredump" } { print }' \
+		"$c" >"$c.norm"
+	if cmp -s "$c.norm" "$e"; then
+		echo "  $name == extract: $(wc -l <"$e") lines, $(grep -c '^[mxwu] ' "$e") page runs ($(grep -c '^x ' "$e") x), $(grep -c '^vma ' "$e") VMAs identical (source= aside); $(grep '^end ' "$e" | cut -d' ' -f2-4)"
+	else
+		bad "$name differs from extract (beyond source=): $(diff "$e" "$c.norm" | grep -c '^[<>]') lines:"
+		diff "$e" "$c.norm" | head -12 | sed 's/^/    /'
+	fi
+}
+
+# cr_check_gt NAME REC GTDIR: gtcheck --referenced ($GTCHECK) of every workload process of
+# GTDIR (cr_groundtruth or fx_groundtruth's output) against REC, and one task record per
+# thread. Calls the test's bad() for each failure.
+cr_check_gt() {
+	local name=$1 out=$2 gt=$3 pid role threads n=0 nfail=0 pages=0 tasks
+	[ -s "$out" ] || { bad "$name: no records to check against the ground truth"; return; }
+	while read -r pid role _ threads; do
+		n=$((n + 1))
+		if "$GTCHECK" --referenced "$pid" "$out" "$gt/smaps.$pid" "$gt/pages.$pid" >"$out.gt.$pid" 2>&1; then
+			pages=$((pages + $(sed -n 's/.* VMAs, \([0-9]*\) pages: OK$/\1/p' "$out.gt.$pid" | tail -1)))
+		else
+			nfail=$((nfail + 1))
+			bad "$name: gtcheck pid $pid ($role):"
+			head -12 "$out.gt.$pid" | sed 's/^/    /'
+		fi
+		tasks=$(awk -v t="tgid=$pid" '$1 == "task" { for (i = 2; i <= NF; i++) if ($i == t) k++ } END { print k + 0 }' "$out")
+		[ "$tasks" -eq "$threads" ] || bad "$name: pid $pid ($role): $tasks task records, ground truth has $threads threads"
+	done <"$gt/procs"
+	[ "$n" -gt 0 ] || bad "$name: no workload processes in the ground truth"
+	echo "  $name: gtcheck --referenced: $((n - nfail)) of $n workload processes OK ($pages pages)"
+}
