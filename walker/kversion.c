@@ -17,6 +17,23 @@ uint32_t ps_kver_parse(const char *release)
 	return PS_KVER(a, b, c > 255 ? 255 : c);
 }
 
+/* The tables below list, in ascending `since`, what changed in which kernel. The row a
+ * kernel has: the last one whose `since` it has reached; N (the table's length) when it has
+ * reached none. */
+static size_t row_reached(const uint32_t *since0, size_t stride, size_t n, uint32_t kver)
+{
+	size_t found = n;
+	for (size_t i = 0; i < n; i++)
+		if (kver >= *(const uint32_t *)(const void *)((const char *)since0 + i * stride))
+			found = i;
+	return found;
+}
+#define NROWS(rows) (sizeof(rows) / sizeof(rows)[0])
+#define ROW_REACHED(rows, kver) row_reached(&(rows)[0].since, sizeof(rows)[0], NROWS(rows), (kver))
+/* A table's row for KVER, its first (oldest) row when KVER is older than all. */
+static size_t first_if_none(size_t r, size_t n) { return r < n ? r : 0; }
+#define ROW_OR_FIRST(rows, kver) (&(rows)[first_if_none(ROW_REACHED(rows, kver), NROWS(rows))])
+
 /* page_type bits while they were #defines (include/linux/page-flags.h), so invisible to
  * BTF and DWARF. Base 0xf0000000 and PAGE_MAPCOUNT_RESERVE -128 throughout. */
 static const struct page_type_row {
@@ -91,10 +108,8 @@ int ps_page_types_resolve(const struct ps_kinfo *ki, uint32_t kver,
 		return 0;
 	}
 	/* The #define era: VMCOREINFO's ~PG_buddy (5.x+) and friends, the rest by version. */
-	const struct page_type_row *row = NULL;
-	for (size_t i = 0; i < sizeof page_type_rows / sizeof page_type_rows[0]; i++)
-		if (kver >= page_type_rows[i].since)
-			row = &page_type_rows[i];
+	size_t r = ROW_REACHED(page_type_rows, kver);
+	const struct page_type_row *row = r < NROWS(page_type_rows) ? &page_type_rows[r] : NULL;
 	int64_t v;
 	bool have_buddy = vmci && vmci(ctx, "NUMBER(PAGE_BUDDY_MAPCOUNT_VALUE)", &v);
 	if (have_buddy) {
@@ -154,10 +169,7 @@ static const struct kpf_row {
 
 void ps_kpageflags_rules(uint32_t kver, struct ps_kpageflags_rules *out)
 {
-	*out = kpf_rows[0].rules;
-	for (size_t i = 0; i < sizeof kpf_rows / sizeof kpf_rows[0]; i++)
-		if (kver >= kpf_rows[i].since)
-			*out = kpf_rows[i].rules;
+	*out = ROW_OR_FIRST(kpf_rows, kver)->rules;
 }
 
 /* arm64 VMEMMAP_START (arch/arm64/include/asm/memory.h). From 5.4 ("arm64: mm: Flip kernel
@@ -194,10 +206,7 @@ static const struct a64_pte_row {
 
 void ps_arm64_pte_layout(uint32_t kver, struct ps_arm64_pte_layout *out)
 {
-	*out = a64_pte_rows[0].l;
-	for (size_t i = 0; i < sizeof a64_pte_rows / sizeof a64_pte_rows[0]; i++)
-		if (kver >= a64_pte_rows[i].since)
-			*out = a64_pte_rows[i].l;
+	*out = ROW_OR_FIRST(a64_pte_rows, kver)->l;
 }
 
 /* 32-bit arm swap entries, by kernel version. Until 6.2: type bits 2-6, offset from bit 7
@@ -214,10 +223,7 @@ static const struct arm_swap_row {
 
 void ps_arm_swap_layout(uint32_t kver, struct ps_arm_swap_layout *out)
 {
-	*out = arm_swap_rows[0].l;
-	for (size_t i = 0; i < sizeof arm_swap_rows / sizeof arm_swap_rows[0]; i++)
-		if (kver >= arm_swap_rows[i].since)
-			*out = arm_swap_rows[i].l;
+	*out = ROW_OR_FIRST(arm_swap_rows, kver)->l;
 }
 
 /* 32-bit PowerPC e500 (85xx) with 64-bit PTEs: pgd_t became 64 bits in 6.11 (6b0e82791bd0,
