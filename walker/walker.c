@@ -379,22 +379,15 @@ const char *ps_walker_vmcoreinfo(const struct ps_walker *w, const char *key)
  * type-information source could make the walker read past its buffers. */
 static int check_layout(struct ps_walker *w, char **err)
 {
-	static const struct {
-		enum ps_ki_member m;
-		enum ps_ki_size s;
-	} inside[] = {
-		{ PS_KI_TASK_TASKS, PS_KI_TASK_STRUCT },     { PS_KI_TASK_PID, PS_KI_TASK_STRUCT },
-		{ PS_KI_TASK_TGID, PS_KI_TASK_STRUCT },      { PS_KI_TASK_MM, PS_KI_TASK_STRUCT },
-		{ PS_KI_TASK_COMM, PS_KI_TASK_STRUCT },      { PS_KI_TASK_FLAGS, PS_KI_TASK_STRUCT },
-		{ PS_KI_TASK_EXIT_STATE, PS_KI_TASK_STRUCT }, { PS_KI_TASK_REAL_PARENT, PS_KI_TASK_STRUCT },
-		{ PS_KI_TASK_SIGNAL, PS_KI_TASK_STRUCT },    { PS_KI_TASK_THREAD_NODE, PS_KI_TASK_STRUCT },
-		{ PS_KI_MM_PGD, PS_KI_MM_STRUCT },           { PS_KI_MM_START_BRK, PS_KI_MM_STRUCT },
-		{ PS_KI_MM_BRK, PS_KI_MM_STRUCT },           { PS_KI_MM_START_STACK, PS_KI_MM_STRUCT },
-		{ PS_KI_VMA_START, PS_KI_VM_AREA_STRUCT },   { PS_KI_VMA_END, PS_KI_VM_AREA_STRUCT },
-		{ PS_KI_VMA_MM, PS_KI_VM_AREA_STRUCT },      { PS_KI_VMA_FLAGS, PS_KI_VM_AREA_STRUCT },
-		{ PS_KI_PAGE_FLAGS, PS_KI_PAGE },            { PS_KI_PAGE_REFCOUNT, PS_KI_PAGE },
-		{ PS_KI_PAGE_MAPCOUNT, PS_KI_PAGE },         { PS_KI_PAGE_MAPPING, PS_KI_PAGE },
-		{ PS_KI_PAGE_COMPOUND_HEAD, PS_KI_PAGE },
+	/* Members the walk cannot do without; where each must lie is checked for every member
+	 * below. */
+	static const enum ps_ki_member needed[] = {
+		PS_KI_TASK_TASKS, PS_KI_TASK_PID, PS_KI_TASK_TGID, PS_KI_TASK_MM, PS_KI_TASK_COMM,
+		PS_KI_TASK_FLAGS, PS_KI_TASK_EXIT_STATE, PS_KI_TASK_REAL_PARENT, PS_KI_TASK_SIGNAL,
+		PS_KI_TASK_THREAD_NODE, PS_KI_MM_PGD, PS_KI_MM_START_BRK, PS_KI_MM_BRK,
+		PS_KI_MM_START_STACK, PS_KI_VMA_START, PS_KI_VMA_END, PS_KI_VMA_MM, PS_KI_VMA_FLAGS,
+		PS_KI_PAGE_FLAGS, PS_KI_PAGE_REFCOUNT, PS_KI_PAGE_MAPCOUNT, PS_KI_PAGE_MAPPING,
+		PS_KI_PAGE_COMPOUND_HEAD,
 	};
 	const struct ps_kinfo *ki = &w->c.ki;
 	static const enum ps_ki_size sized[] = { PS_KI_TASK_STRUCT, PS_KI_MM_STRUCT,
@@ -407,12 +400,9 @@ static int check_layout(struct ps_walker *w, char **err)
 			return -1;
 		}
 	}
-	for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++) {
-		const struct ps_kinfo_member *m = &ki->member[inside[i].m];
-		if (m->offset == PS_KI_ABSENT || m->offset < 0 ||
-		    m->offset + (int64_t)m->size > ki->size[inside[i].s]) {
-			ps_set_err(err, "type information: %s lies outside struct %s",
-				ps_ki_member_name(inside[i].m), ps_ki_size_name(inside[i].s));
+	for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++) {
+		if (ki->member[needed[i]].offset == PS_KI_ABSENT) {
+			ps_set_err(err, "type information: no %s (the walk reads it)", ps_ki_member_name(needed[i]));
 			return -1;
 		}
 	}
@@ -436,27 +426,24 @@ static int check_layout(struct ps_walker *w, char **err)
 			}
 		}
 	}
-	/* Members the walker reads as words must be words (a changed type in lying BTF made
-	 * every mapcount 0). */
-	static const enum ps_ki_member words[] = {
-		PS_KI_PAGE_FLAGS, PS_KI_PAGE_MAPPING, PS_KI_PAGE_COMPOUND_HEAD, PS_KI_VMA_START,
-		PS_KI_VMA_END, PS_KI_VMA_MM, PS_KI_VMA_FILE, PS_KI_VMA_FLAGS, PS_KI_TASK_MM,
-		PS_KI_TASK_REAL_PARENT, PS_KI_MM_PGD,
+	/* Members read as words must be words, the page counters atomic_t (a changed type in
+	 * lying BTF made every mapcount 0). Size 0: the dump's pointer size. */
+	static const struct {
+		enum ps_ki_member m;
+		unsigned size;
+	} sizes[] = {
+		{ PS_KI_PAGE_FLAGS, 0 }, { PS_KI_PAGE_MAPPING, 0 }, { PS_KI_PAGE_COMPOUND_HEAD, 0 },
+		{ PS_KI_VMA_START, 0 },  { PS_KI_VMA_END, 0 },      { PS_KI_VMA_MM, 0 },
+		{ PS_KI_VMA_FILE, 0 },   { PS_KI_VMA_FLAGS, 0 },    { PS_KI_TASK_MM, 0 },
+		{ PS_KI_TASK_REAL_PARENT, 0 }, { PS_KI_MM_PGD, 0 },
+		{ PS_KI_PAGE_REFCOUNT, 4 }, { PS_KI_PAGE_MAPCOUNT, 4 },
 	};
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-		const struct ps_kinfo_member *m = &ki->member[words[i]];
-		if (m->offset != PS_KI_ABSENT && m->size != w->c.ptr_size) {
-			ps_set_err(err, "type information: %s is %u bytes, a %u-byte word expected",
-				   ps_ki_member_name(words[i]), m->size, w->c.ptr_size);
-			return -1;
-		}
-	}
-	static const enum ps_ki_member counters[] = { PS_KI_PAGE_REFCOUNT, PS_KI_PAGE_MAPCOUNT };
-	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
-		const struct ps_kinfo_member *m = &ki->member[counters[i]];
-		if (m->offset != PS_KI_ABSENT && m->size != 4) {
-			ps_set_err(err, "type information: %s is %u bytes, an atomic_t (4 bytes) expected",
-				   ps_ki_member_name(counters[i]), m->size);
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		const struct ps_kinfo_member *m = &ki->member[sizes[i].m];
+		unsigned want = sizes[i].size ? sizes[i].size : w->c.ptr_size;
+		if (m->offset != PS_KI_ABSENT && m->size != want) {
+			ps_set_err(err, "type information: %s is %u bytes, %s (%u bytes) expected",
+				   ps_ki_member_name(sizes[i].m), m->size, sizes[i].size ? "an atomic_t" : "a word", want);
 			return -1;
 		}
 	}
