@@ -45,30 +45,13 @@ SANITIZER = (b"ERROR: AddressSanitizer", b"ERROR: LeakSanitizer", b"runtime erro
 
 
 def elf_layout(path):
-    """(endianness, is64, [(paddr, filesz, offset)], first data offset)."""
-    with open(path, "rb") as f:
-        ident = f.read(64)
-        if ident[:4] != b"\x7fELF":
-            sys.exit("mutate_dump: %s: not an ELF file" % path)
-        is64, e = ident[4] == 2, "<" if ident[5] == 1 else ">"
-        if is64:
-            phoff, = struct.unpack(e + "Q", ident[32:40])
-            phentsize, phnum = struct.unpack(e + "HH", ident[54:58])
-        else:
-            phoff, = struct.unpack(e + "I", ident[28:32])
-            phentsize, phnum = struct.unpack(e + "HH", ident[42:46])
-        loads, first = [], None
-        for i in range(phnum):
-            f.seek(phoff + i * phentsize)
-            ph = f.read(phentsize)
-            if is64:
-                ptype, _, off, _, paddr, filesz = struct.unpack(e + "IIQQQQ", ph[:40])
-            else:
-                ptype, off, _, paddr, filesz = struct.unpack(e + "IIIII", ph[:20])
-            if ptype == 1 and filesz:
-                loads.append((paddr, filesz, off))
-                first = off if first is None else min(first, off)
-    return e, is64, loads, first or 4096
+    """(endianness, [(paddr, filesz, offset)], first data offset): tests/cases/lib/elfphys.py's
+    reading of the program headers."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cases", "lib"))
+    from elfphys import Elf
+    elf = Elf(path)
+    elf.fp.close()
+    return elf.end, elf.loads, min((off for _, _, off in elf.loads), default=4096)
 
 
 def pa_to_off(loads, pa, length):
@@ -165,7 +148,7 @@ def main():
     a = ap.parse_args()
     if not a.runs and not a.seconds:
         a.runs = 100
-    e, _, loads, header_end = elf_layout(a.dump)
+    e, loads, header_end = elf_layout(a.dump)
     tg = targets(a.trace, a.profile, loads, header_end)
     read_members = members(a.profile)
     if len(tg) < 4:
