@@ -3,7 +3,8 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral
-BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) -Ilib -Ianalyzer -Icli -Iwalker -Icoredump -Ilive -Itrace
+BASE    := -std=gnu11 -D_GNU_SOURCE $(WARN) -Ilib -Ianalyzer -Icli -Iwalker -Icoredump -Ilive -Itrace -Idb \
+	   -I/usr/include/postgresql
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRC      := $(wildcard lib/*.c)
@@ -14,14 +15,17 @@ COREDUMP_SRC := $(wildcard coredump/*.c)
 # Trace sources' converters (stock Lackey output) and the working-set core they share with
 # the Valgrind tool (valgrind/, built by its own rules in mk/valgrind.mk).
 TRACE_SRC    := $(wildcard trace/*.c)
+# The snapshot database (pagesleuth db): SQLite and PostgreSQL backends.
+DB_SRC       := $(wildcard db/*.c)
 CLI_SRC      := $(wildcard cli/*.c)
 # Everything but the CLI's main(): what unit tests link against.
-CORE_SRC     := $(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC) $(WALKER_SRC) $(COREDUMP_SRC) $(TRACE_SRC)
+CORE_SRC     := $(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC) $(WALKER_SRC) $(COREDUMP_SRC) $(TRACE_SRC) $(DB_SRC)
 TOOL_SRC     := $(CORE_SRC) $(CLI_SRC)
-HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h coredump/*.h trace/*.h tests/unit/*.h)
+HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h coredump/*.h trace/*.h db/*.h tests/unit/*.h)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
-# libkdumpfile: dump formats; libelf/libdw: vmlinux DWARF and ELF details; libbpf: BTF.
-LDLIBS       := -lkdumpfile -ldw -lelf -lbpf -lz -lm
+# libkdumpfile: dump formats; libelf/libdw: vmlinux DWARF and ELF details; libbpf: BTF;
+# sqlite3 and libpq: the snapshot database's two backends.
+LDLIBS       := -lkdumpfile -ldw -lelf -lbpf -lsqlite3 -lpq -lz -lm
 # B: build directory (helpers building in parallel use B=/tmp/something).
 B            ?= build
 

@@ -15,20 +15,6 @@
 enum { UC_UNIT, UC_PROCS, UC_TEXT_V, UC_TEXT_P, UC_DATA_V, UC_DATA_P, UC_BSS_V, UC_BSS_P,
        UC_TOTAL_V, UC_TOTAL_P, UC_NCOLS };
 
-static int unit_class(enum ps_vma_kind k)
-{
-	switch (k) {
-	case PS_KIND_TEXT:
-	case PS_KIND_LIBTEXT: return 0;
-	case PS_KIND_DATA:
-	case PS_KIND_LIBDATA: return 1;
-	case PS_KIND_BSS:
-	case PS_KIND_LIBBSS:
-	case PS_KIND_HEAP: return 2;
-	default: return -1;
-	}
-}
-
 void an_unit_totals(const struct model *m, struct report *r)
 {
 	static const struct column cols[UC_NCOLS] = {
@@ -48,7 +34,7 @@ void an_unit_totals(const struct model *m, struct report *r)
 	for (size_t i = 0; i < m->nprocs; i++)
 		for (size_t j = 0; j < m->procs[i].nvmas; j++) {
 			const struct vma_info *v = &m->procs[i].vmas[j];
-			int c = unit_class(v->v.kind);
+			int c = model_unit_class(v->v.kind);
 			if (v->unit == NO_UNIT || c < 0)
 				continue;
 			is_exec[v->unit] = true;
@@ -63,7 +49,7 @@ void an_unit_totals(const struct model *m, struct report *r)
 			continue;
 		uint64_t phys[3] = { 0 };
 		for (int k = 0; k < PS_KIND_COUNT; k++) {
-			int c = unit_class(k);
+			int c = model_unit_class(k);
 			if (c >= 0)
 				phys[c] += m->unit_phys[(size_t)u * PS_KIND_COUNT + (size_t)k];
 		}

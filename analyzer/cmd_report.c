@@ -12,21 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-typedef int (*renderer)(const struct report *, FILE *);
-
-/* The renderer for -f NAME, or NULL (after a message naming cmd) if there is none. */
-static renderer parse_format(const char *cmd, const char *name)
-{
-	if (strcmp(name, "text") == 0)
-		return render_text;
-	if (strcmp(name, "csv") == 0)
-		return render_csv;
-	if (strcmp(name, "json") == 0)
-		return render_json;
-	fprintf(stderr, "pagesleuth %s: unknown format '%s' (text, csv, json)\n", cmd, name);
-	return NULL;
-}
-
 enum analysis_id { A_SUMMARY, A_RESMAP, A_UNITMAP, A_UNITS, A_MIXED, A_TOTAL, A_PAGES, A_PSS,
 		   A_THRASH, A_WS, A_WS_SERIES, A_PEAKS, A_HOT, A_OBJ, A_ALLOC, A_WSS, A_COUNT };
 
@@ -194,48 +179,6 @@ static int run_analyses(const struct model *m, const bool on[A_COUNT], const cha
 }
 
 
-/* Commit an atomic file just rendered into (RENDER_RC: the renderer's result): 0, or -1
- * after one line naming PATH and why (a full disk's ENOSPC, whether it showed while
- * rendering or at the final flush); nothing is left behind then. */
-static int commit_rendered(struct atomic_file *af, const char *path, int render_rc)
-{
-	int saved = errno;
-	bool io = ferror(af->fp) != 0;
-	bool ok = render_rc == 0 && !io;
-	char *err = NULL;
-	if (atomic_close(af, ok, &err) == 0 && ok)
-		return 0;
-	if (err)
-		fprintf(stderr, "pagesleuth: %s\n", err);
-	else if (io)
-		fprintf(stderr, "pagesleuth: %s: write failed: %s\n", path, strerror(saved ? saved : EIO));
-	else
-		fprintf(stderr, "pagesleuth: %s: cannot render: %s\n", path, strerror(saved ? saved : ENOMEM));
-	free(err);
-	return -1;
-}
-
-/* Render to PATH atomically, or to stdout when PATH is NULL. */
-static int write_rendered(const struct report *r, renderer render, const char *path)
-{
-	if (!path) {
-		if (render(r, stdout) < 0 || fflush(stdout) != 0) {
-			fprintf(stderr, "pagesleuth: write error on standard output: %s\n", strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-	struct atomic_file af;
-	char *err = NULL;
-	if (atomic_open(&af, path, &err) < 0) {
-		fprintf(stderr, "pagesleuth: %s\n", err);
-		free(err);
-		return -1;
-	}
-	errno = 0;
-	return commit_rendered(&af, path, render(r, af.fp));
-}
-
 /* One SVG per chart (ID.svg) and per map group (ID-N.svg, in table order) in DIR. */
 static int write_svgs(const struct report *r, const char *dir)
 {
@@ -255,7 +198,7 @@ static int write_svgs(const struct report *r, const char *dir)
 				free(err);
 			} else {
 				errno = 0;
-				rc = commit_rendered(&af, path, t->chart ? render_chart_svg(t, af.fp) :
+				rc = render_commit(&af, path, t->chart ? render_chart_svg(t, af.fp) :
 									    render_lines_svg(t, af.fp));
 			}
 			free(path);
@@ -275,7 +218,7 @@ static int write_svgs(const struct report *r, const char *dir)
 				free(err);
 			} else {
 				errno = 0;
-				rc = commit_rendered(&af, path, render_map_svg(t, first, af.fp));
+				rc = render_commit(&af, path, render_map_svg(t, first, af.fp));
 			}
 			free(path);
 			if (rc < 0)
@@ -316,7 +259,7 @@ int ps_cmd_report(int argc, char **argv)
 			break;
 		case 'O': sort = optarg; break;
 		case 'f':
-			if (!(render = parse_format("report", optarg)))
+			if (!(render = render_format("report", optarg)))
 				return 2;
 			break;
 		case 'o': out_path = optarg; break;
@@ -383,14 +326,14 @@ int ps_cmd_report(int argc, char **argv)
 	run_analyses(&m, on, sort, &rep);
 	print_warnings(&rep);
 
-	int rc = write_rendered(&rep, render, out_path) < 0 ? 2 : 0;
+	int rc = render_to_path(&rep, render, out_path) < 0 ? 2 : 0;
 	if (rc == 0 && want_html) {
 		/* The HTML report and SVGs always carry the charts and both map views. */
 		bool extra[A_COUNT] = { 0 };
 		extra[A_RESMAP] = !on[A_RESMAP] && m.snapshots;
 		extra[A_UNITMAP] = !on[A_UNITMAP] && m.snapshots;
 		run_analyses(&m, extra, sort, &rep);
-		if (html_path && write_rendered(&rep, render_html, html_path) < 0)
+		if (html_path && render_to_path(&rep, render_html, html_path) < 0)
 			rc = 2;
 		if (rc == 0 && svg_dir && write_svgs(&rep, svg_dir) < 0)
 			rc = 2;
@@ -432,7 +375,7 @@ int ps_cmd_diff(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!(render = parse_format("diff", optarg)))
+			if (!(render = render_format("diff", optarg)))
 				return 2;
 			break;
 		case 'o': out_path = optarg; break;
@@ -488,7 +431,7 @@ int ps_cmd_diff(int argc, char **argv)
 				   b.page_size);
 	an_diff(&a, &b, &rep);
 	print_warnings(&rep);
-	int rc = write_rendered(&rep, render, out_path) < 0 ? 2 : rep.partial ? 1 : 0;
+	int rc = render_to_path(&rep, render, out_path) < 0 ? 2 : rep.partial ? 1 : 0;
 	if (rep.partial && rc == 1)
 		fprintf(stderr, "pagesleuth: the records are partial:\n%s", rep.partial_why);
 	report_free(&rep);

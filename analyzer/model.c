@@ -95,6 +95,20 @@ const char *model_unit_name(const struct model *m, uint32_t unit)
 
 /* ---- small helpers ------------------------------------------------------------------------- */
 
+int model_unit_class(enum ps_vma_kind k)
+{
+	switch (k) {
+	case PS_KIND_TEXT:
+	case PS_KIND_LIBTEXT: return 0;
+	case PS_KIND_DATA:
+	case PS_KIND_LIBDATA: return 1;
+	case PS_KIND_BSS:
+	case PS_KIND_LIBBSS:
+	case PS_KIND_HEAP: return 2;
+	default: return -1;
+	}
+}
+
 enum summary_group model_summary_group(enum ps_vma_kind kind)
 {
 	switch (kind) {
@@ -399,6 +413,15 @@ static void finish_snapshot(struct builder *b)
 		k->history[k->nhistory++] = h;
 	}
 	b->kept->snapshots++;
+	if (b->opt->on_snapshot) {
+		const struct model *k = b->kept;
+		struct model view = *m;
+		view.source = k->source, view.arch = k->arch, view.release = k->release;
+		view.dump = k->dump, view.dump_id = k->dump_id, view.time = k->time;
+		view.excluded = k->excluded, view.pids = k->pids, view.tool = k->tool;
+		view.tags = k->tags, view.snapshots = k->snapshots;
+		b->opt->on_snapshot(b->opt->on_snapshot_ctx, &view);
+	}
 	/* Keep this snapshot if it is the chosen one (or the latest, by default). */
 	if (b->opt->snapshot < 0 || (uint64_t)b->opt->snapshot == m->seq) {
 		snapshot_free(b->kept);
@@ -441,6 +464,9 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 	m->release = xstrdup(h->release), m->dump = xstrdup(h->dump);
 	m->dump_id = xstrdup(h->dump_id), m->time = xstrdup(h->time);
 	m->excluded = xstrdup(h->excluded);
+	m->pids = xstrdup(h->pids), m->tool = xstrdup(h->tool);
+	const char *tags = ps_header_extra(h, "tags");
+	m->tags = tags ? xstrdup(tags) : NULL;
 	m->page_size = h->page_size, m->page_shift = h->page_shift;
 
 	struct builder b = { .kept = m, .opt = opt, .file = ps_reader_name(r) };
@@ -546,6 +572,7 @@ void model_free(struct model *m)
 	trace_free(&m->trace);
 	free(m->source), free(m->arch), free(m->release), free(m->dump), free(m->dump_id);
 	free(m->time), free(m->excluded), free(m->history);
+	free(m->pids), free(m->tool), free(m->tags);
 	memset(m, 0, sizeof *m);
 }
 

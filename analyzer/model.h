@@ -66,7 +66,8 @@ struct proc_history {
 
 struct model {
 	/* header identity (owned copies) */
-	char *source, *arch, *release, *dump, *dump_id, *time, *excluded;
+	char *source, *arch, *release, *dump, *dump_id, *time, *excluded, *pids, *tool;
+	char *tags;             /* the header's tags=: "KEY=VALUE,..." (NULL if none) */
 	uint32_t page_size;
 	unsigned page_shift;
 	uint64_t seq, snapshots;
@@ -102,6 +103,10 @@ struct model_options {
 	void (*on_run)(void *ctx, const struct model *m, const struct proc *p,
 		       const struct vma_info *v, const struct ps_map *run);
 	void *on_run_ctx;
+	/* Called as each snapshot of the stream ends (every one, not only the kept one), with a
+	 * model holding the header and that snapshot; it is freed afterwards. May be NULL. */
+	void (*on_snapshot)(void *ctx, const struct model *snapshot);
+	void *on_snapshot_ctx;
 };
 
 /* Read a record file into *m. Returns 0, or -1 with *err set ("FILE:LINE: reason"). A file
@@ -125,6 +130,9 @@ void model_proc_totals(const struct model *m, const struct proc *p, struct proc_
 /* Copy the model's identity and partial state into a report. */
 void model_describe(const struct model *m, struct report *r);
 
+/* A unit's share of a VMA kind: 0 text, 1 data, 2 bss (the application's heap counts as its
+ * bss, as in the original's "B"), -1 for kinds that belong to no unit's text/data/bss. */
+int model_unit_class(enum ps_vma_kind kind);
 /* Kind groups used by the per-process summary and its chart. */
 enum summary_group { SG_STACK, SG_HEAP_BSS, SG_DATA, SG_TEXT, SG_LIBDATA, SG_LIBTEXT,
 		     SG_ANON, SG_FILE, SG_OTHER, SG_COUNT };

@@ -116,6 +116,17 @@ static void put_identity(const struct report *r, FILE *out)
 	static const char *const labels[] = { "source", "arch", "release", "dump", "time", "excluded" };
 	const char *values[] = { r->source, r->arch, r->release, r->dump, r->time, r->excluded };
 	fputs("<dl class=\"identity\">\n", out);
+	if (r->database) {
+		static const char *const db_labels[] = { "database", "query", "time" };
+		const char *db_values[] = { r->database, r->query, r->time };
+		for (size_t i = 0; i < 3; i++) {
+			fprintf(out, "<dt>%s</dt><dd>", db_labels[i]);
+			render_xml_escaped(db_values[i] && *db_values[i] ? db_values[i] : "-", out);
+			fputs("</dd>\n", out);
+		}
+		fputs("</dl>\n", out);
+		return;
+	}
 	for (size_t i = 0; i < sizeof labels / sizeof *labels; i++) {
 		fprintf(out, "<dt>%s</dt><dd>", labels[i]);
 		render_xml_escaped(values[i] && *values[i] ? values[i] : "-", out);
@@ -199,14 +210,15 @@ static void put_map(const struct table *t, FILE *out)
 int render_html(const struct report *r, FILE *out)
 {
 	fputs(html_head, out);
-	fputs("<title>pagesleuth report", out);
-	if (r->dump && *r->dump) {
+	fputs(r->database ? "<title>pagesleuth db" : "<title>pagesleuth report", out);
+	if (r->database || (r->dump && *r->dump)) {
 		fputs(": ", out);
-		render_xml_escaped(r->dump, out);
+		render_xml_escaped(r->database ? r->query : r->dump, out);
 	}
 	fputs(r->partial ? " (PARTIAL)</title>\n" : "</title>\n", out);
 	fputs(html_style, out);
-	fputs("</head>\n<body>\n<h1>pagesleuth report</h1>\n", out);
+	fputs(r->database ? "</head>\n<body>\n<h1>pagesleuth db</h1>\n"
+			  : "</head>\n<body>\n<h1>pagesleuth report</h1>\n", out);
 	put_identity(r, out);
 
 	if (r->partial) {

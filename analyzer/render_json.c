@@ -169,6 +169,12 @@ int render_json(const struct report *r, FILE *out)
 		fprintf(out, ",\n  \"%s\": ", keys[i]);
 		put_string(values[i], out);
 	}
+	if (r->database) {
+		fputs(",\n  \"database\": ", out);
+		put_string(r->database, out);
+		fputs(",\n  \"query\": ", out);
+		put_string(r->query, out);
+	}
 	fprintf(out, ",\n  \"page_size\": %" PRIu32 ",\n  \"snapshot\": %" PRIu64
 		",\n  \"snapshots\": %" PRIu64 ",\n  \"partial\": %s,\n  \"partial_why\": ",
 		r->page_size, r->snapshot_seq, r->snapshots, r->partial ? "true" : "false");

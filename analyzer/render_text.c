@@ -207,6 +207,13 @@ static void identity_line(const char *label, const char *value, FILE *out)
 
 int render_text(const struct report *r, FILE *out)
 {
+	if (r->database) {
+		fputs("pagesleuth db\n", out);
+		identity_line("database:  ", r->database, out);
+		identity_line("query:     ", r->query, out);
+		identity_line("time:      ", r->time, out);
+		goto identity_done;
+	}
 	fputs("pagesleuth report\n", out);
 	identity_line("source:    ", r->source, out);
 	identity_line("arch:      ", r->arch, out);
@@ -220,6 +227,7 @@ int render_text(const struct report *r, FILE *out)
 	else
 		fprintf(out, "snapshot:  none (%s)\n", RENDER_NO_SNAPSHOT);
 	identity_line("excluded:  ", r->excluded, out);
+identity_done:
 
 	if (r->partial) {
 		fputs("\nPARTIAL: the input was incomplete; the numbers below are NOT complete.\n", out);

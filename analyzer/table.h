@@ -138,6 +138,9 @@ struct table {
 struct report {
 	/* Identity of what was analysed, for every renderer's heading. */
 	char *source, *arch, *release, *dump, *time, *excluded;
+	/* A report from a database of snapshots (pagesleuth db): the database it queried. The
+	 * renderers then show it, the query and the time instead of one snapshot's identity. */
+	char *database, *query;
 	uint32_t page_size;
 	uint64_t snapshot_seq, snapshots;
 	bool partial;       /* any input was incomplete */
@@ -175,6 +178,17 @@ void report_set_partial(struct report *r, const char *fmt, ...) __attribute__((f
 
 /* Renderers (analyzer/render_*.c). Each returns 0, or -1 with errno set on a write error
  * (or EINVAL for a table it cannot draw). */
+typedef int (*renderer)(const struct report *, FILE *);
+/* The renderer for -f NAME (text, csv, json), or NULL after a message naming CMD
+ * (analyzer/render_output.c). */
+renderer render_format(const char *cmd, const char *name);
+/* Render to PATH atomically, or to standard output when PATH is NULL: 0, or -1 after one
+ * line naming the file and why. */
+int render_to_path(const struct report *r, renderer render, const char *path);
+struct atomic_file;
+/* Commit an atomic file just rendered into (RENDER_RC: the renderer's result): 0, or -1
+ * after one line naming PATH and why; nothing is left behind then. */
+int render_commit(struct atomic_file *af, const char *path, int render_rc);
 int render_text(const struct report *r, FILE *out);
 int render_csv(const struct report *r, FILE *out);
 int render_json(const struct report *r, FILE *out);

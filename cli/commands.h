@@ -10,5 +10,6 @@ int ps_cmd_extract(int argc, char **argv); /* coredump/cmd_extract.c */
 int ps_cmd_profile(int argc, char **argv); /* coredump/cmd_profile.c */
 int ps_cmd_valgrind(int argc, char **argv); /* cli/cmd_valgrind.c */
 int ps_cmd_lackey(int argc, char **argv);  /* trace/cmd_lackey.c */
+int ps_cmd_db(int argc, char **argv);      /* db/cmd_db.c */
 
 #endif

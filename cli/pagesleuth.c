@@ -12,6 +12,7 @@ static const struct {
 } commands[] = {
 	{ "report", ps_cmd_report, "analyse record files: summaries, maps, PSS/USS, charts, HTML" },
 	{ "diff", ps_cmd_diff, "compare two snapshots: what grew and shrank per process and unit" },
+	{ "db", ps_cmd_db, "snapshots in a database (SQLite, PostgreSQL): import, ls, trend, compare, check" },
 	{ "snap", ps_cmd_snap, "snapshot this running system's processes into records (live)" },
 	{ "wss", ps_cmd_wss, "measure a running process's working-set size (referenced or idle pages)" },
 	{ "extract", ps_cmd_extract, "read a kernel dump (vmcore, kdump) into records" },

@@ -12,6 +12,8 @@ packages=(
 	libelf-dev libdw-dev   # ELF and DWARF (coredump/, --vmlinux)
 	libbpf-dev             # BTF type information found inside dumps
 	python3                # fixture orchestration (QMP)
+	libsqlite3-dev sqlite3 # pagesleuth db: the embedded backend (and the sqlite3 shell the tests use)
+	libpq-dev postgresql   # pagesleuth db: the PostgreSQL backend; the tests start a private server
 	crash                  # Debian's crash 8.0.2: defs.h for crash-ext/, and the tests run the extension in it
 	valgrind               # valgrind/: headers and static libraries the out-of-tree tool links; the tests run it, Lackey and DHAT
 	qemu-system-ppc        # live_idle_guest.sh: an e500 guest whose kernel has idle page tracking
