@@ -465,8 +465,7 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 	m->dump_id = xstrdup(h->dump_id), m->time = xstrdup(h->time);
 	m->excluded = xstrdup(h->excluded);
 	m->pids = xstrdup(h->pids), m->tool = xstrdup(h->tool);
-	const char *tags = ps_header_extra(h, "tags");
-	m->tags = tags ? xstrdup(tags) : NULL;
+	m->tags = h->tags && *h->tags ? xstrdup(h->tags) : NULL;
 	m->page_size = h->page_size, m->page_shift = h->page_shift;
 
 	struct builder b = { .kept = m, .opt = opt, .file = ps_reader_name(r) };

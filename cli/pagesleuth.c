@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "records.h"
 
 static const struct {
 	const char *name;
@@ -92,7 +93,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
 	    strcmp(argv[1], "version") == 0) {
-		printf("pagesleuth 0.1 (record format 1.0)\n");
+		printf("pagesleuth 0.1 (record format %u.%u)\n", PS_FORMAT_MAJOR, PS_FORMAT_MINOR);
 		return 0;
 	}
 	if (strcmp(argv[1], "help") == 0) { /* help COMMAND: its --help */

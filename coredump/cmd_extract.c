@@ -49,6 +49,8 @@ static void extract_usage(FILE *out)
 		"      --vmas-only       tasks, mms and VMAs only (no page tables read)\n"
 		"      --trace FILE      write one line per kernel object read to FILE (debugging)\n"
 		"      --stats           print pages, runs, time and bytes read to stderr\n"
+		"  -t, --tag KEY=VALUE   a tag for 'pagesleuth db' (board, firmware, ...) in the\n"
+		"                        header's tags= (repeatable)\n"
 		"  -h, --help            this text\n\n"
 		"type information (at most one; default: the BTF inside the dump, found through\n"
 		"the kernel's kallsyms tables, listed in VMCOREINFO on 6.0+ and found by their\n"
@@ -135,6 +137,7 @@ static int load_type_info(struct ps_walker *w, enum ti_kind kind, const char *fi
 
 struct extract_opts {
 	const char *dump, *output, *type_file, *system_map, *trace;
+	char *tags;
 	enum ti_kind type_kind;
 	uint64_t *pids;
 	size_t npids;
@@ -210,6 +213,7 @@ static int run_extract(const struct extract_opts *o)
 		.dump_level = ps_dump_level(d),
 		.pids = o->pids,
 		.npids = o->npids,
+		.tags = o->tags,
 	};
 	if (ps_walker_write_header(w, pw, &facts, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err ? err : "cannot write the header");
@@ -307,6 +311,7 @@ int ps_cmd_extract(int argc, char **argv)
 		{ "vmas-only", no_argument, NULL, 'A' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "tag", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -314,7 +319,7 @@ int ps_cmd_extract(int argc, char **argv)
 	int status = 2, c;
 	const char *why = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:p:t:h", longopts, NULL)) != -1) {
 		enum ti_kind kind = TI_NONE;
 		switch (c) {
 		case 'o': o.output = optarg; break;
@@ -332,6 +337,12 @@ int ps_cmd_extract(int argc, char **argv)
 		case 'A': o.detail = PS_DETAIL_VMAS; break;
 		case 'T': o.trace = optarg; break;
 		case 's': o.stats = true; break;
+		case 't':
+			if (ps_tags_append(&o.tags, optarg, &why) != 0) {
+				fprintf(stderr, "%s: tag '%s': %s\n", prog, optarg, why);
+				goto out;
+			}
+			break;
 		case 'h': extract_usage(stdout); status = 0; goto out;
 		default: extract_usage(stderr); goto out;
 		}
@@ -360,5 +371,6 @@ int ps_cmd_extract(int argc, char **argv)
 	status = run_extract(&o);
 out:
 	free(o.pids);
+	free(o.tags);
 	return status;
 }

@@ -15,6 +15,7 @@ struct ps_crash_request {
 	const char *output;        /* -o FILE (atomic); NULL: crash's output stream */
 	const char *trace;         /* -t FILE: the walker's trace of kernel objects */
 	const char *profile;       /* -P FILE: write the type information as a profile, no walk */
+	const char *tags;          /* -T KEY=VALUE...: the header's tags= */
 	enum ps_walk_detail detail;
 	bool crash_kvaddr;         /* -k: kernel-virtual reads by crash's translation */
 	bool stats;                /* -S */

@@ -31,7 +31,7 @@ static char *help_pagesleuth[] = {
 	"pagesleuth",
 	"write page-level memory records of user processes (pagesleuth)",
 	"[-p pid[,pid...]]... [pid ...] [-o file] [-s | -v] [-S] [-k] [-t file]\n"
-	"             [-P profile] [-V]",
+	"             [-T key=value]... [-P profile] [-V]",
 	"  Writes one snapshot of the dump's user processes in pagesleuth's record format:",
 	"  a task record per thread, an mm record per address space, a vma record per VMA",
 	"  (with the path as /proc/PID/maps prints it), and page runs with the physical frame,",
@@ -56,6 +56,8 @@ static char *help_pagesleuth[] = {
 	"        -S  print counts, time and pages per second when done.",
 	"        -k  read kernel-virtual memory through crash's own translation instead of",
 	"            pagesleuth's (a cross-check; the records must not change).",
+	"  -T key=value  a tag (board, firmware, ...) in the records' header, for",
+	"            `pagesleuth db import`; repeat for more.",
 	"   -t file  trace: one line per kernel object read (task, mm, maple node, VMA,",
 	"            page table), for debugging a damaged dump.",
 	" -P profile write the type information taken from crash as a pagesleuth profile,",
@@ -99,7 +101,9 @@ static void cmd_pagesleuth(void)
 	uint64_t *pids = NULL;
 	size_t npids = 0;
 	int c;
-	while ((c = getopt(argcnt, args, "p:o:svSkt:P:V")) != EOF) {
+	char *tags = NULL;
+	const char *why = NULL;
+	while ((c = getopt(argcnt, args, "p:o:svSkt:T:P:V")) != EOF) {
 		switch (c) {
 		case 'p':
 			if (add_pids(optarg, &pids, &npids) != 0)
@@ -112,6 +116,12 @@ static void cmd_pagesleuth(void)
 		case 'k': rq.crash_kvaddr = true; break;
 		case 't': rq.trace = optarg; break;
 		case 'P': rq.profile = optarg; break;
+		case 'T':
+			if (ps_tags_append(&tags, optarg, &why) != 0) {
+				error(INFO, "bad tag %s: %s\n", optarg, why);
+				goto out;
+			}
+			break;
 		case 'V':
 			fprintf(fp, "pagesleuth 0.1 (records %u.%u), built for crash %s (%s)\n",
 				PS_FORMAT_MAJOR, PS_FORMAT_MINOR, PS_CRASH_VERSION,
@@ -123,7 +133,7 @@ static void cmd_pagesleuth(void)
 		}
 	}
 	if (argerrs) {
-		free(pids);
+		free(pids), free(tags);
 		cmd_usage(pc->curcmd, SYNOPSIS); /* longjmps back to crash's prompt */
 	}
 	for (; args[optind]; optind++)
@@ -131,9 +141,10 @@ static void cmd_pagesleuth(void)
 			goto out;
 	rq.pids = pids;
 	rq.npids = npids;
+	rq.tags = tags;
 	ps_crash_run(&rq, fp);
 out:
-	free(pids);
+	free(pids), free(tags);
 }
 
 /* Runs when crash loads the library: register the command, or refuse a crash this

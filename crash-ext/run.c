@@ -214,6 +214,7 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 		.dump_level = facts.dump_level,
 		.pids = rq->pids,
 		.npids = rq->npids,
+		.tags = rq->tags,
 	};
 	if (ps_walker_write_header(r->walker, r->writer, &hf, &err) != 0)
 		goto fail;

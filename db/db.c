@@ -9,6 +9,7 @@
  */
 #include "db.h"
 #include "errmsg.h"
+#include "records.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -238,23 +239,14 @@ void db_close(struct db *db)
 
 int db_parse_tag(const char *text, struct db_tag *tag, char **err)
 {
-	const char *eq = strchr(text, '=');
-	size_t klen = eq ? (size_t)(eq - text) : 0;
-	if (!eq || !klen || klen > 64 || strlen(eq + 1) > 256) {
-		ps_set_err(err, "tag '%s': want KEY=VALUE (a key of 1-64 of A-Z a-z 0-9 _ . -, a "
-			   "value of at most 256 bytes)", text);
+	const char *why;
+	size_t klen = ps_tag_check(text, &why);
+	if (!klen) {
+		ps_set_err(err, "tag '%s': %s", text, why);
 		return -1;
 	}
-	for (size_t i = 0; i < klen; i++) {
-		char c = text[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '.' || c == '-')) {
-			ps_set_err(err, "tag '%s': the key may hold only A-Z a-z 0-9 _ . -", text);
-			return -1;
-		}
-	}
 	tag->key = xasprintf("%.*s", (int)klen, text);
-	tag->value = xstrdup(eq + 1);
+	tag->value = xstrdup(text + klen + 1);
 	return 0;
 }
 

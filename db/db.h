@@ -103,8 +103,8 @@ struct db_import_stats {
 int db_import(struct db *db, char *const *files, size_t nfiles,
 	      const struct db_import_options *opt, struct db_import_stats *stats, char **err);
 
-/* Parse "KEY=VALUE" into *tag (malloc'd copies); -1 with *err if malformed. Keys are
- * [A-Za-z0-9_.-]+, at most 64 bytes; values are any bytes but NUL, at most 256. */
+/* Parse "KEY=VALUE" into *tag (malloc'd copies); -1 with *err if malformed (the rules of
+ * ps_tag_check: the same as the records' header tags=). */
 int db_parse_tag(const char *text, struct db_tag *tag, char **err);
 void db_tags_free(struct db_tag *tags, size_t n);
 

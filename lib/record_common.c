@@ -10,6 +10,43 @@ static const char *const kind_names[PS_KIND_COUNT] = {
 	"vdso", "file", "shmem", "other",
 };
 
+size_t ps_tag_check(const char *text, const char **why)
+{
+	const char *eq = strchr(text, '=');
+	size_t klen = eq ? (size_t)(eq - text) : 0;
+	*why = NULL;
+	if (!eq || !klen || klen > 64)
+		*why = "want KEY=VALUE with a key of 1-64 characters";
+	else if (strlen(eq + 1) > 256)
+		*why = "the value is longer than 256 bytes";
+	else if (strchr(eq + 1, ','))
+		*why = "the value may not contain ','";
+	for (size_t i = 0; i < klen && !*why; i++) {
+		char c = text[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			*why = "the key may hold only A-Z a-z 0-9 _ . -";
+	}
+	return *why ? 0 : klen;
+}
+
+int ps_tags_append(char **tags, const char *text, const char **why)
+{
+	if (!ps_tag_check(text, why))
+		return -1;
+	size_t old = *tags ? strlen(*tags) : 0, add = strlen(text);
+	char *next = realloc(*tags, old + add + 2);
+	if (!next) {
+		*why = "out of memory";
+		return -1;
+	}
+	if (old)
+		next[old++] = ',';
+	memcpy(next + old, text, add + 1);
+	*tags = next;
+	return 0;
+}
+
 const char *ps_kind_name(enum ps_vma_kind kind)
 {
 	return (unsigned)kind < PS_KIND_COUNT ? kind_names[kind] : "other";

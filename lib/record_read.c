@@ -482,8 +482,9 @@ static int read_magic_and_header(struct ps_reader *r)
 	h->excluded = keep(r, kv_get(&kv, "excluded") ? kv_str(&kv, "excluded") : "none");
 	h->tool = keep(r, kv_str(&kv, "tool"));
 	h->pids = keep(r, kv_get(&kv, "pids") ? kv_str(&kv, "pids") : "all");
+	h->tags = keep(r, kv_str(&kv, "tags"));
 	static const char *const standard[] = { "source", "arch", "endian", "release", "dump",
-		"dump_id", "time", "excluded", "tool", "pids", "page_size" };
+		"dump_id", "time", "excluded", "tool", "pids", "page_size", "tags" };
 	h->n_extra = 0;
 	for (size_t i = 0; i < kv.n && h->n_extra < PS_HEADER_EXTRA; i++) {
 		bool known = false, repeated = false;

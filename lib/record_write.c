@@ -261,6 +261,8 @@ int ps_write_header(struct ps_writer *w, const struct ps_header *h)
 	kv_str(w, "excluded", h->excluded ? h->excluded : "none");
 	kv_str(w, "tool", h->tool);
 	kv_str(w, "pids", h->pids ? h->pids : "all");
+	if (h->tags && *h->tags)
+		kv_str(w, "tags", h->tags);
 	for (size_t i = 0; i < h->n_extra && i < PS_HEADER_EXTRA; i++)
 		kv_str(w, h->extra[i].key, h->extra[i].value);
 	return end_line(w);

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #define PS_FORMAT_MAJOR 1
-#define PS_FORMAT_MINOR 0
+#define PS_FORMAT_MINOR 1
 #define PS_MAGIC "pagesleuth-records"
 #define PS_MAX_LINE 65535
 #define PS_UNKNOWN UINT64_MAX /* a numeric field written as "-" */
@@ -63,6 +63,13 @@ enum ps_vma_kind {
 	PS_KIND_SHMEM, PS_KIND_OTHER, PS_KIND_COUNT
 };
 const char *ps_kind_name(enum ps_vma_kind kind);
+
+/* Tags (the header's tags=, `pagesleuth db`): KEY=VALUE with a key of 1-64 bytes of
+ * A-Z a-z 0-9 _ . - and a value of at most 256 bytes without ',' (the list separator).
+ * Returns the key's length, or 0 with a reason in WHY if TEXT is not such a tag. */
+size_t ps_tag_check(const char *text, const char **why);
+/* Append tag TEXT to the malloc'd list *TAGS ("K=V,K=V"); 0, or -1 with *WHY set. */
+int ps_tags_append(char **tags, const char *text, const char **why);
 int ps_kind_parse(const char *name, size_t len); /* -1 if unknown */
 
 /* ---- records -------------------------------------------------------------------------- */
@@ -75,6 +82,7 @@ struct ps_header {
 	unsigned version_major, version_minor;
 	const char *source, *arch, *endian, *release, *dump, *dump_id, *time, *excluded, *tool,
 		*pids;
+	const char *tags; /* 1.1: "KEY=VALUE,..." given to the writer (-t), "" or NULL if none */
 	uint32_t page_size;
 	unsigned page_shift;
 	bool big_endian;

@@ -51,7 +51,7 @@ static bool host_big_endian(void)
 }
 
 int live_write_header(struct ps_writer *w, uint32_t page_size, const char *pids, bool pfn_visible,
-		      char time_out[32])
+		      const char *tags, char time_out[32])
 {
 	struct utsname u;
 	if (uname(&u) != 0)
@@ -73,6 +73,7 @@ int live_write_header(struct ps_writer *w, uint32_t page_size, const char *pids,
 		.excluded = pfn_visible ? "none" : "pfn-hidden",
 		.tool = "pagesleuth-0.1",
 		.pids = pids,
+		.tags = tags,
 	};
 	return ps_write_header(w, &h);
 }

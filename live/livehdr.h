@@ -26,8 +26,8 @@ uint64_t live_monotonic_ns(void);
 
 /* The header of a live record file: source=live, this machine's arch, release, byte order,
  * host name and boot id; PIDS as given ("all", "1,2"); excluded=none, or pfn-hidden when
- * !PFN_VISIBLE. TIME_OUT receives the time written. Returns ps_write_header's result. */
+ * !PFN_VISIBLE; TAGS (NULL: none) as tags=. TIME_OUT receives the time written. Returns ps_write_header's result. */
 int live_write_header(struct ps_writer *w, uint32_t page_size, const char *pids, bool pfn_visible,
-		      char time_out[32]);
+		      const char *tags, char time_out[32]);
 
 #endif

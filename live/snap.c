@@ -85,6 +85,7 @@ struct snap_options {
 	unsigned jobs;  /* reader threads, the main one included; 0: default */
 	double every;   /* seconds between snapshot starts; 0: one snapshot */
 	uint64_t count; /* snapshots to take; 0 with --every: until SIGINT/SIGTERM */
+	char *tags;     /* -t KEY=VALUE...: the header's tags= */
 };
 
 /* The signal that asked snap to stop (SIGINT, SIGTERM, SIGHUP), or 0. */
@@ -155,7 +156,7 @@ static void problem(struct snap *s, uint64_t mm_id, uint64_t at, const char *fmt
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pagesleuth snap [--pid PID]... [-o FILE] [--no-pages] [--jobs N]\n"
+		"usage: pagesleuth snap [--pid PID]... [-o FILE] [--no-pages] [--jobs N] [-t K=V]...\n"
 		"                       [--every SECONDS [--count N]]\n\n"
 		"Snapshot running user processes from /proc into pagesleuth records: threads, address\n"
 		"spaces, VMAs and, page by page, what each maps (PFN, mapcount, page flags; swap).\n\n"
@@ -168,6 +169,8 @@ static void usage(FILE *out)
 		"  -c, --count N    with --every: N snapshots (default: until SIGINT or SIGTERM)\n"
 		"  -j, --jobs N     threads reading page tables and page frames of big processes\n"
 		"                   (default: one per CPU, at most 4; 1: no threads)\n"
+		"  -t, --tag K=V    a tag for 'pagesleuth db' (board, firmware, ...) in the header's\n"
+		"                   tags= (repeatable)\n"
 		"  -h, --help       this text\n\n"
 		"Run as root for PFNs, mapcounts, page flags and PSS; without root those are written as\n"
 		"unknown. SIGINT, SIGTERM or SIGHUP stops after the process being read: that snapshot is\n"
@@ -185,6 +188,7 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		{ "every", required_argument, NULL, 'e' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "tag", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -192,7 +196,7 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 	opterr = 0; /* our own messages, with the command's name */
 	bool have_count = false;
 	int c;
-	while ((c = getopt_long(argc, argv, ":p:o:e:c:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:o:e:c:j:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -236,6 +240,14 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 				return 2;
 			}
 			opt->jobs = (unsigned)n;
+			break;
+		}
+		case 't': {
+			const char *why;
+			if (ps_tags_append(&opt->tags, optarg, &why) != 0) {
+				fprintf(stderr, "pagesleuth snap: tag '%s': %s\n", optarg, why);
+				return 2;
+			}
 			break;
 		}
 		case 'h': usage(stdout); return 0;
@@ -297,7 +309,7 @@ static int write_header(struct snap *s, char *time_buf)
 	for (size_t i = 0; i < s->opt->npids; i++)
 		fprintf(pf, "%s%llu", i ? "," : "", (unsigned long long)s->opt->pids[i]);
 	fclose(pf);
-	int rc = live_write_header(s->w, s->page_size, pids, s->pfn_visible, time_buf);
+	int rc = live_write_header(s->w, s->page_size, pids, s->pfn_visible, s->opt->tags, time_buf);
 	free(pids);
 	return rc;
 }
@@ -1039,11 +1051,11 @@ int ps_cmd_snap(int argc, char **argv)
 	struct snap_options opt = { .out_path = NULL };
 	int rc = parse_options(argc, argv, &opt);
 	if (rc >= 0) {
-		free(opt.pids);
+		free(opt.pids), free(opt.tags);
 		return rc;
 	}
 	if (ps_refuse_records_to_terminal("pagesleuth snap", opt.out_path) != 0) {
-		free(opt.pids);
+		free(opt.pids), free(opt.tags);
 		return 2;
 	}
 	if (!opt.out_path)
@@ -1128,6 +1140,6 @@ int ps_cmd_snap(int argc, char **argv)
 out:
 	snap_free(&s);
 	free(all_pids);
-	free(opt.pids);
+	free(opt.pids), free(opt.tags);
 	return rc;
 }

@@ -857,7 +857,7 @@ int ps_cmd_wss(int argc, char **argv)
 		}
 		char pid_text[24], time_buf[32];
 		snprintf(pid_text, sizeof pid_text, "%llu", (unsigned long long)opt.pid);
-		live_write_header(r.w, page_size, pid_text, true, time_buf); /* no page records: nothing hidden */
+		live_write_header(r.w, page_size, pid_text, true, NULL, time_buf); /* no page records: nothing hidden */
 	}
 	r.table = !opt.out_path || strcmp(opt.out_path, "-") != 0;
 

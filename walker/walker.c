@@ -543,6 +543,7 @@ int ps_walker_write_header(struct ps_walker *w, struct ps_writer *out,
 		.dump_id = dump_id,
 		.time = time_buf[0] ? time_buf : NULL,
 		.excluded = excluded,
+		.tags = f->tags,
 		.tool = "pagesleuth-0.1",
 		.pids = pids,
 	};

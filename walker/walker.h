@@ -80,6 +80,7 @@ struct ps_header_facts {
 	int dump_level;        /* makedumpfile's -d; <= 0: nothing excluded */
 	const uint64_t *pids;  /* the thread groups asked for; npids 0 = "all" */
 	size_t npids;
+	const char *tags;      /* the header's tags= ("K=V,..."; checked), or NULL */
 };
 int ps_walker_write_header(struct ps_walker *w, struct ps_writer *out,
 			   const struct ps_header_facts *f, char **err);

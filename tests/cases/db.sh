@@ -79,7 +79,12 @@ if [ "$(id -u)" -eq 0 ]; then
 	read -r _ parent child _ < <(sed -e 's/parent=//' -e 's/child=//' "$tmp/ready")
 	pids+=("$child")
 	for p in "$parent" "$child"; do cp "/proc/$p/smaps_rollup" "$tmp/rollup.$p"; done
-	"$bin" snap --pid "$parent" --pid "$child" -o "$tmp/rec/live.rec"
+	# tags given to the writer travel in the header (tags=) into the database
+	"$bin" snap --pid "$parent" --pid "$child" -t board=host -t site=lab -o "$tmp/rec/live.rec"
+	grep -q '^header .* tags=board%3Dhost,site%3Dlab' "$tmp/rec/live.rec" || bad "snap -t: no tags= in the header"
+	rc=0; "$bin" snap --pid "$parent" -t 'bad key=1' -o "$tmp/x.rec" 2> "$tmp/badtag.err" || rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/badtag.err")" = 1 ] && [ ! -e "$tmp/x.rec" ] ||
+		{ bad "snap -t with a bad key: exit $rc"; cat "$tmp/badtag.err"; }
 	live=1
 else
 	echo "note: not root: the live snapshot part (PFNs and mapcounts) is skipped"
@@ -237,7 +242,7 @@ suite() { # suite BACKEND: every step against one backend; outputs in $tmp/out.B
 
 	# the kernel's own view, through plain SQL on the process table
 	if [ "$live" = 1 ]; then
-		"$bin" db import --db "$db" -q -t board=host "$tmp/rec/live.rec"
+		"$bin" db import --db "$db" -q "$tmp/rec/live.rec"
 		for p in "$parent" "$child"; do
 			local row
 			row=$(sql "$be" "$dbname" "SELECT p.rss_bytes / 1024, p.pss_bytes / 1024, p.uss_bytes / 1024, p.swap_bytes / 1024 FROM process p JOIN tag t ON t.snapshot_id = p.snapshot_id AND t.key = 'board' AND t.value = 'host' WHERE p.tgid = $p")

@@ -363,7 +363,7 @@ static void test_round_trip(void)
 		return;
 	}
 	const struct ps_header *rh = ps_reader_header(r);
-	CHECK_U64(rh->version_major, 1), CHECK_U64(rh->version_minor, 0);
+	CHECK_U64(rh->version_major, 1), CHECK_U64(rh->version_minor, PS_FORMAT_MINOR);
 	CHECK_STR(rh->source, "test"), CHECK_STR(rh->arch, "x86_64");
 	CHECK_STR(rh->endian, "little"), CHECK(!rh->big_endian, "big endian");
 	CHECK_U64(rh->page_size, 4096), CHECK_U64(rh->page_shift, 12);
@@ -393,7 +393,7 @@ static void test_round_trip(void)
 	while (fp && fgets(line, sizeof line, fp)) {
 		n++;
 		if (n == 1)
-			CHECK_STR(line, "pagesleuth-records 1.0\n");
+			CHECK_STR(line, "pagesleuth-records 1.1\n");
 		if (strncmp(line, "header ", 7) == 0)
 			saw_header = strcmp(line, "header source=test arch=x86_64 endian=little "
 					    "page_size=4096 release=6.1.0%20%C3%A9%3D%25 "
