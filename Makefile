@@ -31,7 +31,7 @@ B            ?= build
 
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 
-.PHONY: all asan test check deps fixtures bench bench-dump fuzz fuzz-dumps clean report-demo crash-ext crash-cross
+.PHONY: all asan test check deps fixtures bench bench-db bench-dump fuzz fuzz-dumps clean report-demo crash-ext crash-cross
 all: $(B)/pagesleuth $(B)/libpagesleuth.a $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 asan: $(B)-asan/pagesleuth $(patsubst tests/unit/%.c,$(B)-asan/tests/%,$(UNIT_SRC))
 
@@ -159,6 +159,10 @@ fuzz-dumps: all asan
 
 bench: all
 	./bench/run.sh
+
+# pagesleuth db: 1,000 board snapshots into SQLite and PostgreSQL, and the queries over them.
+bench-db: deps
+	./bench/db.sh
 
 # The big dumps bench/extract.sh compares pagesleuth, crash and drgn on (2.5 GiB guests,
 # 118 processes; cached, never committed) and crash 8.0.6 built from Debian's source.

@@ -403,6 +403,8 @@ void render_svg_lines(const struct table *t, bool standalone, FILE *out)
 		f.xmin = 0;
 	if (f.xmax == f.xmin)
 		f.xmax = f.xmin + 1;
+	if (c->nx_labels) /* categories 1..n, half a slot of room either side */
+		f.xmin = 0.5, f.xmax = (double)c->nx_labels + 0.5;
 	double ystep = tick_step(f.ymax > 0 ? f.ymax : 1);
 	f.ymax = ceil((f.ymax > 0 ? f.ymax : 1) / ystep) * ystep;
 
@@ -418,7 +420,16 @@ void render_svg_lines(const struct table *t, bool standalone, FILE *out)
 	}
 	f.top = legend_top + legend_rows * LEGEND_ROW_H + 12;
 	f.bottom = f.top + LINE_PLOT_H;
-	double height = f.bottom + 44;
+	/* Category labels are written slanted under the axis: room for the longest shown. */
+	size_t label_chars = 0;
+	for (size_t i = 0; i < c->nx_labels; i++) {
+		size_t n = utf8_chars(c->x_labels[i]);
+		label_chars = n > label_chars ? n : label_chars;
+	}
+	if (label_chars > 24)
+		label_chars = 24;
+	double label_room = c->nx_labels ? 6 + 5.0 * (double)label_chars : 0;
+	double height = f.bottom + 44 + label_room;
 	double width = fmax(LINE_W, 20 + 8.6 * (double)utf8_chars(title));
 
 	svg_open(width, height, title, standalone, out);
@@ -463,9 +474,24 @@ void render_svg_lines(const struct table *t, bool standalone, FILE *out)
 			"<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			f.left, ty, f.right, ty, f.left - 6, ty + 3.5, buf);
 	}
+	/* Categories: every label when they fit, else every k-th (at most 40 shown). */
+	size_t every = c->nx_labels > 40 ? (c->nx_labels + 39) / 40 : 1;
+	for (size_t i = 0; i < c->nx_labels; i += every) {
+		double tx = line_px(&f, (double)(i + 1));
+		size_t len = utf8_prefix(c->x_labels[i], 24, NULL);
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
+			"<text transform=\"translate(%.1f %.1f) rotate(-35)\" text-anchor=\"end\"><title>",
+			tx, f.bottom, tx, f.bottom + 4, tx + 3, f.bottom + 13);
+		render_xml_escaped(c->x_labels[i], out);
+		fputs("</title>", out);
+		render_xml_escaped_n(c->x_labels[i], len, out);
+		if (c->x_labels[i][len])
+			fputs("\xe2\x80\xa6", out); /* ... */
+		fputs("</text>\n", out);
+	}
 	double xstep = tick_step(f.xmax - f.xmin);
 	double xfirst = ceil(f.xmin / xstep) * xstep;
-	for (int k = 0; k <= 20 && xfirst + k * xstep <= f.xmax + xstep * 1e-9; k++) {
+	for (int k = 0; !c->nx_labels && k <= 20 && xfirst + k * xstep <= f.xmax + xstep * 1e-9; k++) {
 		double v = xfirst + k * xstep, tx = line_px(&f, v);
 		si_label(fabs(v) < xstep * 1e-9 ? 0 : v, buf, sizeof buf);
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
@@ -479,7 +505,7 @@ void render_svg_lines(const struct table *t, bool standalone, FILE *out)
 		(f.top + f.bottom) / 2);
 	render_xml_escaped(c->y_unit && *c->y_unit ? c->y_unit : "", out);
 	fprintf(out, "</text>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-		(f.left + f.right) / 2, f.bottom + 32);
+		(f.left + f.right) / 2, f.bottom + 32 + label_room);
 	render_xml_escaped(c->x_unit && *c->x_unit ? c->x_unit : "", out);
 	fputs("</text>\n</g>\n", out);
 

@@ -98,10 +98,24 @@ void line_chart_add_vline(struct line_chart *c, double x, const char *label)
 	c->vlines[c->nvlines++] = (struct line_vline){ x, xstrdup(label) };
 }
 
+void line_chart_set_x_labels(struct line_chart *c, size_t n, const char *const *labels)
+{
+	for (size_t i = 0; i < c->nx_labels; i++)
+		free(c->x_labels[i]);
+	free(c->x_labels);
+	c->x_labels = xcalloc(n + 1, sizeof *c->x_labels);
+	for (size_t i = 0; i < n; i++)
+		c->x_labels[i] = xstrdup(labels[i]);
+	c->nx_labels = n;
+}
+
 void line_chart_free(struct line_chart *c)
 {
 	if (!c)
 		return;
+	for (size_t i = 0; i < c->nx_labels; i++)
+		free(c->x_labels[i]);
+	free(c->x_labels);
 	for (size_t i = 0; i < c->nseries; i++)
 		free(c->series[i].name), free(c->series[i].colour), free(c->series[i].x),
 			free(c->series[i].y);

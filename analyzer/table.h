@@ -97,6 +97,10 @@ struct line_vline { /* a labelled vertical line, e.g. a phase mark */
 
 struct line_chart {
 	char *title, *x_unit, *y_unit;
+	/* Categories on the x axis (tag values, snapshots): point i of a series is at x = i + 1
+	 * and the axis shows these labels instead of numbers. NULL: a numeric x axis. */
+	char **x_labels;
+	size_t nx_labels;
 	size_t nseries, nmarkers, nvlines;
 	size_t markers_dropped, vlines_dropped; /* added beyond the maxima above */
 	struct line_series *series;
@@ -113,6 +117,8 @@ struct line_series *line_chart_add_series(struct line_chart *c, const char *name
 void line_chart_add_marker(struct line_chart *c, double x, double y, const char *colour,
 			   const char *label);
 void line_chart_add_vline(struct line_chart *c, double x, const char *label);
+/* Label the x axis with N categories (copied): x = 1..N. */
+void line_chart_set_x_labels(struct line_chart *c, size_t n, const char *const *labels);
 void line_chart_free(struct line_chart *c);
 
 struct table {

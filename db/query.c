@@ -240,8 +240,10 @@ static double kib(double bytes) { return bytes / 1024.0; }
 static char *describe(const struct db_series_spec *spec, const char *name)
 {
 	const char *measure = spec->measure ? spec->measure : db_default_measure(spec->subject);
-	if (spec->subject == DB_SUBJECT_TOTAL)
-		return xasprintf("total %s", measure);
+	if (spec->subject == DB_SUBJECT_TOTAL) {
+		const struct measure *m = find_measure(spec->subject, measure, NULL);
+		return xasprintf("total %s (%s)", measure, m ? m->what : "?");
+	}
 	return xasprintf("%s '%s' %s", subjects[spec->subject].name, name ? name : "*", measure);
 }
 
@@ -537,15 +539,29 @@ int db_trend(struct db *db, const struct db_series_spec *spec, const char *name,
 	if (!gs.n)
 		table_set_note(t, "no %ssnapshot has %s%s%s", spec->include_partial ? "" : "complete ",
 			       what, spec->by ? " and a tag " : "", spec->by ? spec->by : "");
-	/* The chart: the median over the groups, in the table's order. */
+	/* The chart: the median per group in the table's order, min and max beside it. */
 	if (gs.n) {
-		t->lines = line_chart_new(what, spec->by ? spec->by : "snapshot (capture order)", "KiB");
-		struct line_series *ls = line_chart_add_series(t->lines, "median", "data", false, gs.n);
+		char *ctitle = xasprintf("%s (KiB)%s", what, spec->by ? ": median, min and max per tag value" : "");
+		t->lines = line_chart_new(ctitle, spec->by ? spec->by : "snapshot, in capture order", "KiB");
+		free(ctitle);
+		const char **labels = xcalloc(gs.n, sizeof *labels);
+		for (size_t i = 0; i < gs.n; i++)
+			labels[i] = gs.g[i].key;
+		line_chart_set_x_labels(t->lines, gs.n, labels);
+		free(labels);
+		bool spread = false;
+		for (size_t i = 0; i < gs.n; i++)
+			spread |= gs.g[i].st.min != gs.g[i].st.max;
+		struct line_series *ls = line_chart_add_series(t->lines, spec->by ? "median" : "value",
+							       "data", false, gs.n);
 		for (size_t i = 0; i < gs.n; i++)
 			ls->x[i] = (double)(i + 1), ls->y[i] = kib(gs.g[i].st.median);
-		if (spec->by)
-			for (size_t i = 0; i < gs.n && i < LINE_CHART_MAX_VLINES; i++)
-				line_chart_add_vline(t->lines, (double)(i + 1), gs.g[i].key);
+		for (int k = 0; spread && k < 2; k++) {
+			ls = line_chart_add_series(t->lines, k ? "max" : "min", "data", true, gs.n);
+			for (size_t i = 0; i < gs.n; i++)
+				ls->x[i] = (double)(i + 1),
+				ls->y[i] = kib((double)(k ? gs.g[i].st.max : gs.g[i].st.min));
+		}
 	}
 	report_add(r, t);
 	free(what), free(q);

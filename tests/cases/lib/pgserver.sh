@@ -1,7 +1,8 @@
 # pgserver.sh - a private PostgreSQL server for one test: initdb into a temporary directory,
 # run as an unprivileged user, listening only on a unix socket in that directory, stopped by
 # pg_stop (call it from the test's EXIT trap). Source it, then:
-#   pg_start DIR || exit 77     # prints why and returns 1 when no server can be run here
+#   pg_start DIR [OPTS]         # prints why and returns 1 when no server can be run here
+#                               # (OPTS: server options; default "-c fsync=off", for tests)
 #   $PG_URL                     # postgresql:///pagesleuth?host=DIR/sock&user=...
 #   pg_stop
 # Debian's postgresql package puts the server binaries in /usr/lib/postgresql/N/bin.
@@ -32,6 +33,7 @@ pg_as() { # run "$@" as the server's user
 
 pg_start() {
 	PG_DIR=$1
+	local opts=${2--c fsync=off}
 	local bin
 	bin=$(pg_bindir) || { echo "skip: no PostgreSQL server binaries (Debian package postgresql)"; return 1; }
 	PG_USER=$(pg_user) || { echo "skip: no unprivileged user to run PostgreSQL as"; return 1; }
@@ -45,7 +47,7 @@ pg_start() {
 		echo "FAIL: initdb failed:"; tail -5 "$PG_DIR/initdb.log"; return 2
 	fi
 	if ! pg_as "$bin/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
-		-o "-k $PG_DIR/sock -c listen_addresses='' -c fsync=off" start >/dev/null 2>&1; then
+		-o "-k $PG_DIR/sock -c listen_addresses='' $opts" start >/dev/null 2>&1; then
 		echo "FAIL: the PostgreSQL server did not start:"; tail -5 "$PG_DIR/server.log"; return 2
 	fi
 	PG_STARTED=1
