@@ -1,7 +1,8 @@
 # pgserver.sh - a private PostgreSQL server for one test: initdb into a temporary directory,
 # run as an unprivileged user, listening only on a unix socket in that directory, stopped by
 # pg_stop (call it from the test's EXIT trap). Source it, then:
-#   pg_start DIR [OPTS]         # prints why and returns 1 when no server can be run here
+#   pg_start DIR [OPTS]         # returns 1 (after saying why) when no server can be run
+#                               # here (no binaries, initdb or start refused by the machine)
 #                               # (OPTS: server options; default "-c fsync=off", for tests)
 #   $PG_URL                     # postgresql:///pagesleuth?host=DIR/sock&user=...
 #   pg_stop
@@ -44,14 +45,14 @@ pg_start() {
 	chmod 755 "$PG_DIR"
 	if ! pg_as "$bin/initdb" -D "$PG_DIR/data" -U "$PG_USER" --auth=trust -E UTF8 \
 		--locale=C.UTF-8 >"$PG_DIR/initdb.log" 2>&1; then
-		echo "FAIL: initdb failed:"; tail -5 "$PG_DIR/initdb.log"; return 2
+		echo "skip (PostgreSQL part): initdb failed here:"; tail -5 "$PG_DIR/initdb.log"; return 1
 	fi
 	if ! pg_as "$bin/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
 		-o "-k $PG_DIR/sock -c listen_addresses='' $opts" start >/dev/null 2>&1; then
-		echo "FAIL: the PostgreSQL server did not start:"; tail -5 "$PG_DIR/server.log"; return 2
+		echo "skip (PostgreSQL part): the server did not start here:"; tail -5 "$PG_DIR/server.log"; return 1
 	fi
 	PG_STARTED=1
-	pg_as "$bin/createdb" -h "$PG_DIR/sock" -U "$PG_USER" pagesleuth || return 2
+	pg_as "$bin/createdb" -h "$PG_DIR/sock" -U "$PG_USER" pagesleuth || { echo "FAIL: createdb on the private server"; return 2; }
 	PG_URL="postgresql:///pagesleuth?host=$PG_DIR/sock&user=$PG_USER"
 	export PG_URL
 }
