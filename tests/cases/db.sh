@@ -79,6 +79,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	read -r _ parent child _ < <(sed -e 's/parent=//' -e 's/child=//' "$tmp/ready")
 	pids+=("$child")
 	for p in "$parent" "$child"; do cp "/proc/$p/smaps_rollup" "$tmp/rollup.$p"; done
+	"$bin" snap --pid "$parent" --every 0.1 --count 3 -o "$tmp/rec/rounds.rec"
 	# tags given to the writer travel in the header (tags=) into the database
 	"$bin" snap --pid "$parent" --pid "$child" -t board=host -t site=lab -o "$tmp/rec/live.rec"
 	grep -q '^header .* tags=board%3Dhost,site%3Dlab' "$tmp/rec/live.rec" || bad "snap -t: no tags= in the header"
@@ -132,6 +133,8 @@ suite() { # suite BACKEND: every step against one backend; outputs in $tmp/out.B
 	[ "$tags" = "$(printf 'arch=ppc32:header\nboard=e500:records\nfirmware=1.9:command\nrelease=5.10.0-board:header\nsource=test:header\nvariant=a:records')" ] ||
 		{ bad "$be: tags of fw19-1:"; echo "$tags"; }
 	q db ls --db "$db" -t variant=a -f csv > "$out/ls.csv"
+	q db ls --db "$db" -f json > "$out/ls.json.out"
+	python3 -m json.tool "$out/ls.json.out" > /dev/null || bad "$be: db ls -f json is not JSON"
 	[ "$(grep -c ',complete,\|,PARTIAL,' "$out/ls.csv")" = 7 ] || bad "$be: ls -t variant=a"
 	grep -q ',PARTIAL,board-fw110-partial' "$out/ls.csv" || bad "$be: ls does not flag the partial snapshot"
 
@@ -242,6 +245,10 @@ suite() { # suite BACKEND: every step against one backend; outputs in $tmp/out.B
 
 	# the kernel's own view, through plain SQL on the process table
 	if [ "$live" = 1 ]; then
+		# a stream of rounds: one snapshot per round
+		"$bin" db import --db "$db" -q "$tmp/rec/rounds.rec"
+		[ "$(sql "$be" "$dbname" "SELECT count(*) || ' ' || min(seq) || ' ' || max(seq) FROM snapshot WHERE source = 'live' AND pids = '$parent'")" = "3 0 2" ] ||
+			bad "$be: a 3-round stream did not give snapshots 0, 1 and 2"
 		"$bin" db import --db "$db" -q "$tmp/rec/live.rec"
 		for p in "$parent" "$child"; do
 			local row
