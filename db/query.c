@@ -201,9 +201,9 @@ static int fetch(struct db *db, const struct db_series_spec *spec, const char *n
 			free(match), free(cond), cond = next;
 		}
 		sql = xasprintf("SELECT s.id, s.captured, %s, %s, SUM(%s) FROM snapshot s JOIN %s x ON "
-				"x.snapshot_id = s.id%s WHERE %s GROUP BY s.id, s.captured, %s%s%s "
+				"x.snapshot_id = s.id%s WHERE %s GROUP BY s.id, s.captured, %s%s "
 				"ORDER BY s.id", group, col, m->expr, tbl, join_group, cond,
-				spec->by ? "g.value, " : "", col, "");
+				spec->by ? "g.value, " : "", col);
 	}
 	int rc = db_query(db, sql, np, params, add_point, out, err);
 	free(sql), free(cond), free(join_group_owned);
@@ -303,8 +303,8 @@ static int tag_row(void *ctx, int ncols, const char *const *v)
 		c->row++;
 	if (c->row == c->t->nrows || table_cell(c->t, c->row, L_ID)->u != id)
 		return 0;
-	/* user tags first, then the header's (arch, release, source are columns already) */
-	if (strcmp(v[3], "header") == 0)
+	/* release and source have columns of their own */
+	if (strcmp(v[3], "header") == 0 && (strcmp(v[1], "release") == 0 || strcmp(v[1], "source") == 0))
 		return 0;
 	char *next = xasprintf("%s%s%s=%s", c->tags[c->row] ? c->tags[c->row] : "",
 			       c->tags[c->row] ? " " : "", v[1], v[2]);
@@ -616,19 +616,22 @@ static int select_stats(struct db *db, const struct db_series_spec *spec, const 
 		if (!nids || ids[nids - 1] != ps.p[i].id)
 			ids[nids++] = ps.p[i].id;
 	/* snapshots the selection holds but that have none of the subject still count */
-	char *ignored = NULL;
 	struct points all = { 0 };
 	struct db_series_spec tot = { .subject = DB_SUBJECT_TOTAL, .measure = "user",
 				      .filters = spec->filters, .nfilters = spec->nfilters,
 				      .include_partial = spec->include_partial };
-	if (fetch(db, &tot, NULL, only, only_id, &all, &ignored) == 0 && all.n > nids) {
+	if (fetch(db, &tot, NULL, only, only_id, &all, err) < 0) {
+		points_free(&all), points_free(&ps);
+		free(ids);
+		return -1;
+	}
+	if (all.n > nids) {
 		free(ids);
 		ids = xcalloc(all.n + 1, sizeof *ids);
 		nids = 0;
 		for (size_t i = 0; i < all.n; i++)
 			ids[nids++] = all.p[i].id;
 	}
-	free(ignored);
 	points_free(&all);
 	sel->snapshots = nids;
 	struct groups gs = { 0 };
