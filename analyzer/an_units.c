@@ -47,12 +47,8 @@ void an_unit_totals(const struct model *m, struct report *r)
 	for (uint32_t u = 0; u < m->nunits; u++) {
 		if (!is_exec[u])
 			continue;
-		uint64_t phys[3] = { 0 };
-		for (int k = 0; k < PS_KIND_COUNT; k++) {
-			int c = model_unit_class(k);
-			if (c >= 0)
-				phys[c] += m->unit_phys[(size_t)u * PS_KIND_COUNT + (size_t)k];
-		}
+		uint64_t phys[3];
+		model_unit_phys(m, u, phys);
 		size_t row = table_add_row(t);
 		table_set_str(t, row, UC_UNIT, m->units[u]);
 		table_set_u64(t, row, UC_PROCS, procs[u]);

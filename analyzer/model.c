@@ -109,6 +109,16 @@ int model_unit_class(enum ps_vma_kind k)
 	}
 }
 
+void model_unit_phys(const struct model *m, uint32_t u, uint64_t phys[3])
+{
+	phys[0] = phys[1] = phys[2] = 0;
+	for (int k = 0; k < PS_KIND_COUNT; k++) {
+		int c = model_unit_class(k);
+		if (c >= 0)
+			phys[c] += m->unit_phys[(size_t)u * PS_KIND_COUNT + (size_t)k];
+	}
+}
+
 enum summary_group model_summary_group(enum ps_vma_kind kind)
 {
 	switch (kind) {

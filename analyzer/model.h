@@ -133,6 +133,8 @@ void model_describe(const struct model *m, struct report *r);
 /* A unit's share of a VMA kind: 0 text, 1 data, 2 bss (the application's heap counts as its
  * bss, as in the original's "B"), -1 for kinds that belong to no unit's text/data/bss. */
 int model_unit_class(enum ps_vma_kind kind);
+/* Unit U's distinct physical pages by class (text, data, bss), as m->unit_phys credits them. */
+void model_unit_phys(const struct model *m, uint32_t u, uint64_t phys[3]);
 /* Kind groups used by the per-process summary and its chart. */
 enum summary_group { SG_STACK, SG_HEAP_BSS, SG_DATA, SG_TEXT, SG_LIBDATA, SG_LIBTEXT,
 		     SG_ANON, SG_FILE, SG_OTHER, SG_COUNT };

@@ -124,6 +124,16 @@ int db_schema_version(struct db *db, int *version, char **err)
 	return 0;
 }
 
+/* A database made by a newer pagesleuth: its tables may mean what this one does not know. */
+static int refuse_newer(const struct db *db, int have, char **err)
+{
+	if (have <= DB_SCHEMA_VERSION)
+		return 0;
+	ps_set_err(err, "%s: database schema version %d is newer than this pagesleuth's (%d): use a "
+		   "newer pagesleuth", db->target, have, DB_SCHEMA_VERSION);
+	return -1;
+}
+
 /* The version to migrate to: DB_SCHEMA_VERSION, or less for the migration tests. */
 static int target_version(void)
 {
@@ -150,11 +160,8 @@ static int migrate(struct db *db, int want, char **err)
 	int have;
 	if (db_schema_version(db, &have, err) < 0)
 		goto fail;
-	if (have > DB_SCHEMA_VERSION) {
-		ps_set_err(err, "%s: database schema version %d is newer than this pagesleuth's (%d): "
-			   "use a newer pagesleuth", db->target, have, DB_SCHEMA_VERSION);
+	if (refuse_newer(db, have, err) < 0)
 		goto fail;
-	}
 	if (have == 0 && db_exec(db, "CREATE TABLE schema_info (version INTEGER NOT NULL)", err) < 0)
 		goto fail;
 	for (int v = have + 1; v <= want; v++) {
@@ -205,11 +212,8 @@ int db_open(struct db *db, const char *target, bool create, char **err)
 	int have;
 	if (db_schema_version(db, &have, err) < 0)
 		goto fail_open;
-	if (have > DB_SCHEMA_VERSION) {
-		ps_set_err(err, "%s: database schema version %d is newer than this pagesleuth's (%d): "
-			   "use a newer pagesleuth", db->target, have, DB_SCHEMA_VERSION);
+	if (refuse_newer(db, have, err) < 0)
 		goto fail_open;
-	}
 	if (have == 0 && !create) {
 		ps_set_err(err, "%s: not a pagesleuth database (no schema_info table; 'pagesleuth db "
 			   "import' creates one)", db->target);

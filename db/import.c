@@ -240,12 +240,8 @@ static int insert_units(struct importer *im, const char *sid, const struct model
 		const struct unit_acc *a = &acc[u];
 		if (!a->procs)
 			continue;
-		uint64_t phys[3] = { 0 };
-		for (int k = 0; k < PS_KIND_COUNT; k++) {
-			int c = model_unit_class(k);
-			if (c >= 0)
-				phys[c] += m->unit_phys[(size_t)u * PS_KIND_COUNT + (size_t)k];
-		}
+		uint64_t phys[3];
+		model_unit_phys(m, u, phys);
 		struct row r = { 0 };
 		r.v[r.n++] = sid;
 		row_text(&r, m->units[u]);
