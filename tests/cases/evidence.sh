@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # evidence.sh - no command writes over one of its inputs. For every command that takes files
-# (extract, report, diff, profile, lackey, valgrind), an output naming an input (directly,
+# (extract, report, diff, profile, lackey, valgrind, db), an output naming an input (directly,
 # through a symbolic link, through a hard link), or two outputs naming one file, is refused:
 # exit 2, one line on stderr that names the file, nothing written, the input byte-identical
 # (sha256 before and after), no *.tmp.* file left. The same outputs at other paths work, and
@@ -87,6 +87,19 @@ ok lackey-elsewhere -- lackey -o l.rec trace.lk
 if [ -c /dev/null ]; then
 	ok extract-dev-null -- extract vmcore -p 1 -o /dev/null
 	ok report-dev-null -- report a.rec -o /dev/null
+	[ -c /dev/null ] || bad "/dev/null is no longer a character device"
+fi
+echo "== db"
+refused db-import-input a.rec -- db import --db a.rec a.rec
+refused db-import-input-link a.link -- db import --db a.link b.rec a.rec
+ok db-import -- db import -q --db x.db a.rec
+refused db-ls-o-database x.db -- db ls --db x.db -o x.db
+refused db-trend-html-database x.db -- db trend --db x.db --html x.db
+refused db-same-twice t.out -- db ls --db x.db -o t.out --html t.out
+ok db-ls-after -- db ls --db x.db -f csv -o ls.csv
+grep -q ',complete,' "$T/ls.csv" || bad "db: the database lost its snapshot"
+if [ -c /dev/null ]; then
+	ok db-ls-dev-null -- db ls --db x.db -o /dev/null
 	[ -c /dev/null ] || bad "/dev/null is no longer a character device"
 fi
 # A run killed while it writes leaves nothing behind: lackey reading a trace from a pipe that
