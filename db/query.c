@@ -121,6 +121,7 @@ struct point {
 	int64_t id;
 	char *captured, *group, *name;
 	uint64_t value;
+	bool partial;
 };
 
 struct points {
@@ -139,7 +140,7 @@ static void points_free(struct points *ps)
 static int add_point(void *ctx, int ncols, const char *const *v)
 {
 	struct points *ps = ctx;
-	if (ncols < 5)
+	if (ncols < 6)
 		return 1;
 	if (ps->n == ps->cap) {
 		ps->cap = ps->cap ? ps->cap * 2 : 256;
@@ -152,6 +153,7 @@ static int add_point(void *ctx, int ncols, const char *const *v)
 	p->name = xstrdup(v[3]);
 	/* SUM over BIGINT is NUMERIC on PostgreSQL: read as a decimal string either way */
 	p->value = v[4] ? strtoull(v[4], NULL, 10) : 0;
+	p->partial = !v[5] || strcmp(v[5], "1") != 0;
 	return 0;
 }
 
@@ -190,8 +192,8 @@ static int fetch(struct db *db, const struct db_series_spec *spec, const char *n
 		free(cond), cond = next;
 	}
 	if (spec->subject == DB_SUBJECT_TOTAL) {
-		sql = xasprintf("SELECT s.id, s.captured, %s, 'total', %s FROM snapshot s%s WHERE %s "
-				"ORDER BY s.id", group, m->expr, join_group, cond);
+		sql = xasprintf("SELECT s.id, s.captured, %s, 'total', %s, s.complete FROM snapshot s%s "
+				"WHERE %s ORDER BY s.id", group, m->expr, join_group, cond);
 	} else {
 		const char *tbl = subjects[spec->subject].table, *col = subjects[spec->subject].name_col;
 		if (name) {
@@ -200,14 +202,23 @@ static int fetch(struct db *db, const struct db_series_spec *spec, const char *n
 			next = xasprintf("%s AND %s", cond, match);
 			free(match), free(cond), cond = next;
 		}
-		sql = xasprintf("SELECT s.id, s.captured, %s, %s, SUM(%s) FROM snapshot s JOIN %s x ON "
-				"x.snapshot_id = s.id%s WHERE %s GROUP BY s.id, s.captured, %s%s "
-				"ORDER BY s.id", group, col, m->expr, tbl, join_group, cond,
+		sql = xasprintf("SELECT s.id, s.captured, %s, %s, SUM(%s), s.complete FROM snapshot s "
+				"JOIN %s x ON x.snapshot_id = s.id%s WHERE %s GROUP BY s.id, s.captured, "
+				"s.complete, %s%s ORDER BY s.id", group, col, m->expr, tbl, join_group, cond,
 				spec->by ? "g.value, " : "", col);
 	}
 	int rc = db_query(db, sql, np, params, add_point, out, err);
 	free(sql), free(cond), free(join_group_owned);
 	return rc;
+}
+
+/* Distinct partial snapshots among the points (they come in id order). */
+static size_t partial_snapshots(const struct points *ps)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ps->n; i++)
+		n += ps->p[i].partial && (i == 0 || ps->p[i - 1].id != ps->p[i].id);
+	return n;
 }
 
 /* ---- statistics --------------------------------------------------------------------------- */
@@ -536,9 +547,15 @@ int db_trend(struct db *db, const struct db_series_spec *spec, const char *name,
 	for (size_t c = T_MEDIAN; c <= T_CHANGE; c++)
 		table_set_decimals(t, c, 1);
 	table_set_decimals(t, T_CHANGE_PCT, 2);
+	size_t partial = partial_snapshots(&ps);
 	if (!gs.n)
 		table_set_note(t, "no %ssnapshot has %s%s%s", spec->include_partial ? "" : "complete ",
 			       what, spec->by ? " and a tag " : "", spec->by ? spec->by : "");
+	else if (partial) {
+		table_set_note(t, "PARTIAL: %zu of the snapshots used are partial (--include-partial): "
+			       "their numbers are incomplete", partial);
+		report_set_partial(r, "%zu partial snapshots included (--include-partial)", partial);
+	}
 	/* The chart: the median per group in the table's order, min and max beside it. */
 	if (gs.n) {
 		char *ctitle = xasprintf("%s (KiB)%s", what, spec->by ? ": median, min and max per tag value" : "");
@@ -581,6 +598,7 @@ struct selection {
 	struct named_stats *s;
 	size_t n;
 	size_t snapshots; /* distinct snapshots in the selection */
+	size_t partial;   /* of them partial (--include-partial) */
 	char *label;      /* "firmware=1.2" or "snapshot 17" */
 };
 
@@ -625,6 +643,7 @@ static int select_stats(struct db *db, const struct db_series_spec *spec, const 
 		free(ids);
 		return -1;
 	}
+	sel->partial = partial_snapshots(&all);
 	if (all.n > nids) {
 		free(ids);
 		ids = xcalloc(all.n + 1, sizeof *ids);
@@ -660,6 +679,19 @@ static const struct named_stats *find_named(const struct selection *sel, const c
 {
 	struct named_stats key = { .name = (char *)name };
 	return bsearch(&key, sel->s, sel->n, sizeof *sel->s, cmp_named);
+}
+
+/* Included partial snapshots are never used silently. */
+static void note_partial(struct report *r, struct table *t, const struct selection *a,
+			 const struct selection *b)
+{
+	if ((a->partial || b->partial) && !r->partial)
+		report_set_partial(r, "%zu partial snapshots of %s and %zu of %s included "
+				   "(--include-partial)", a->partial, a->label, b->partial, b->label);
+	if (a->partial || b->partial)
+		table_set_note(t, "PARTIAL: %zu of %s's and %zu of %s's snapshots are partial "
+			       "(--include-partial): their numbers are incomplete", a->partial, a->label,
+			       b->partial, b->label);
 }
 
 /* ---- db compare ------------------------------------------------------------------------- */
@@ -746,6 +778,7 @@ static void compare_table(const struct db_series_spec *spec, const struct select
 			table_set_decimals(t, c, 1);
 	table_set_decimals(t, C_DELTA_PCT, 2);
 	free(rows);
+	note_partial(r, t, a, b);
 	report_add(r, t);
 }
 
@@ -903,6 +936,7 @@ int db_check(struct db *db, const struct db_check_spec *c, struct report *r, siz
 	table_set_decimals(t, K_LIMIT, 2);
 	if (!n)
 		table_set_note(t, "nothing to check: neither side has %s", name ? name : "any entry");
+	note_partial(r, t, &base, &cand);
 	free(rows);
 	report_add(r, t);
 	rc = 0;

@@ -144,8 +144,13 @@ suite() { # suite BACKEND: every step against one backend; outputs in $tmp/out.B
 		grep -qx '1.10,3,4560,4520,4600,160,3.6363636363636362' "$out/trend-total.csv" ||
 		{ bad "$be: trend of total user by firmware:"; cat "$out/trend-total.csv"; }
 	q db trend --db "$db" --by firmware --include-partial -f csv > "$out/trend-partial.csv"
-	grep -qx '1.10,4,4580,4520,20400,180,4.090909090909091' "$out/trend-partial.csv" ||
+	grep -qx '1.10,4,4580,4520,20400,180,4.090909090909091' "$out/trend-partial.csv" &&
+		grep -qx '# PARTIAL: 1 partial snapshots included (--include-partial)' "$out/trend-partial.csv" ||
 		{ bad "$be: trend with --include-partial:"; cat "$out/trend-partial.csv"; }
+	grep -q PARTIAL "$out/trend-total.csv" && bad "$be: trend without --include-partial says PARTIAL"
+	q db compare --db "$db" firmware=1.9 firmware=1.10 --include-partial > "$out/compare-partial.txt"
+	grep -q "PARTIAL: 0 of firmware=1.9's and 1 of firmware=1.10's snapshots are partial" "$out/compare-partial.txt" ||
+		bad "$be: compare --include-partial does not say so"
 	q db trend --db "$db" --by firmware --process app -f csv > "$out/trend-app.csv"
 	grep -qx '1.10,3,4360,4320,4400,160,3.8095238095238093' "$out/trend-app.csv" ||
 		{ bad "$be: trend of app's PSS:"; cat "$out/trend-app.csv"; }
