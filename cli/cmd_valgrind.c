@@ -93,6 +93,12 @@ static const char *resolve_program(const char *prog, char *buf, size_t cap)
 	return prog;
 }
 
+/* The strings this command allocated for ARGS (--out=..., --main-exe=...), and ARGS. */
+static void free_args(char **args, char *out_opt, char *main_exe)
+{
+	free(out_opt), free(main_exe), free(args);
+}
+
 int ps_cmd_valgrind(int argc, char **argv)
 {
 	/* argv: [0]="valgrind", options..., [--], PROG, ARGS */
@@ -104,6 +110,13 @@ int ps_cmd_valgrind(int argc, char **argv)
 	int na = 0, i = 1;
 	args[na++] = "valgrind";
 	args[na++] = "--tool=pagesleuth";
+	/* exec keeps the pid: with --trace-children=yes, the tool tells the program from the
+	 * children (and programs exec'd) it traces by its pid and name (--main-exe, below) */
+	char main_pid[32];
+	snprintf(main_pid, sizeof main_pid, "--main-pid=%d", (int)getpid());
+	args[na++] = main_pid;
+	int main_exe_slot = na++;
+	char *out_opt = NULL, *main_exe = NULL;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--") == 0) {
@@ -112,7 +125,7 @@ int ps_cmd_valgrind(int argc, char **argv)
 		}
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout);
-			free(args);
+			free_args(args, out_opt, main_exe);
 			return 0;
 		}
 		if (a[0] != '-')
@@ -120,23 +133,31 @@ int ps_cmd_valgrind(int argc, char **argv)
 		if (strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc || !argv[i + 1][0]) {
 				fprintf(stderr, "pagesleuth valgrind: -o needs a file name\n");
-				free(args);
+				free_args(args, out_opt, main_exe);
 				return 2;
 			}
 			size_t l = strlen(argv[i + 1]) + 7;
 			char *o = malloc(l);
 			if (!o) {
-				free(args);
+				free_args(args, out_opt, main_exe);
 				return 1;
 			}
 			snprintf(o, l, "--out=%s", argv[++i]);
-			args[na++] = o;
+			if (out_opt) { /* an earlier -o: the last one counts, in its place */
+				for (int k = 0; k < na; k++)
+					if (args[k] == out_opt)
+						args[k] = o;
+				free(out_opt);
+			} else {
+				args[na++] = o;
+			}
+			out_opt = o;
 			continue;
 		}
 		if (strncmp(a, "--tool=", 7) == 0) {
 			fprintf(stderr, "pagesleuth valgrind: --tool is pagesleuth here; run valgrind "
 					"itself for other tools\n");
-			free(args);
+			free_args(args, out_opt, main_exe);
 			return 2;
 		}
 		args[na++] = argv[i];
@@ -144,9 +165,18 @@ int ps_cmd_valgrind(int argc, char **argv)
 	if (i >= argc) {
 		fprintf(stderr, "pagesleuth valgrind: no program to run (pagesleuth valgrind "
 				"[OPTIONS] -- PROG [ARGS])\n");
-		free(args);
+		free_args(args, out_opt, main_exe);
 		return 2;
 	}
+	char prog_path[PATH_MAX];
+	const char *prog = resolve_program(argv[i], prog_path, sizeof prog_path);
+	main_exe = malloc(strlen(prog) + 16);
+	if (!main_exe) {
+		free_args(args, out_opt, main_exe);
+		return 1;
+	}
+	sprintf(main_exe, "--main-exe=%s", prog);
+	args[main_exe_slot] = main_exe;
 	/* Evidence first: the record file may not be the program, one of its arguments, or the
 	 * rules file (checked here: the tool inside Valgrind writes it later). */
 	const char *out = NULL;
@@ -156,15 +186,11 @@ int ps_cmd_valgrind(int argc, char **argv)
 		else if (strncmp(args[k], "--alloc-rules=", 14) == 0)
 			ps_input_note(args[k] + 14);
 	}
-	char prog_path[PATH_MAX];
-	ps_input_note(resolve_program(argv[i], prog_path, sizeof prog_path));
+	ps_input_note(prog);
 	for (int k = i + 1; k < argc; k++)
 		ps_input_note(argv[k]);
 	if (ps_outputs_check("pagesleuth valgrind", (const char *const[]){ out }, 1) != 0) {
-		for (int k = 2; k < na; k++)
-			if (strncmp(args[k], "--out=", 6) == 0)
-				free(args[k]);
-		free(args);
+		free_args(args, out_opt, main_exe);
 		return 2;
 	}
 	for (; i < argc; i++)
@@ -173,19 +199,16 @@ int ps_cmd_valgrind(int argc, char **argv)
 
 	char buf[PATH_MAX];
 	const char *lib = find_lib(buf, sizeof buf);
-	if (!lib) {
-		free(args);
-		return 1;
-	}
-	if (setenv("VALGRIND_LIB", lib, 1) != 0) {
-		fprintf(stderr, "pagesleuth valgrind: setenv: %s\n", strerror(errno));
-		free(args);
+	if (!lib || setenv("VALGRIND_LIB", lib, 1) != 0) {
+		if (lib)
+			fprintf(stderr, "pagesleuth valgrind: setenv: %s\n", strerror(errno));
+		free_args(args, out_opt, main_exe);
 		return 1;
 	}
 	const char *vg = getenv("PAGESLEUTH_VALGRIND");
 	execvp(vg && *vg ? vg : "valgrind", args);
 	fprintf(stderr, "pagesleuth valgrind: cannot run %s: %s (apt-get install valgrind)\n",
 		vg && *vg ? vg : "valgrind", strerror(errno));
-	free(args);
+	free_args(args, out_opt, main_exe);
 	return 127;
 }

@@ -1,6 +1,10 @@
-/* out.c - the tool's record file: created as PATH.tmp and renamed to PATH at the end, so an
- * interrupted run never leaves a file that looks complete; key=value records with strings
- * percent-encoded exactly as docs/record-format.md says.
+/* out.c - the tool's record file: created as PATH.tmp.PID and renamed to PATH at the end, so
+ * an interrupted run never leaves a file that looks complete (and a traced child never
+ * shares its parent's temporary file); key=value records with strings percent-encoded
+ * exactly as docs/record-format.md says. A PATH that exists and is not a regular file (a
+ * device such as /dev/null, a FIFO) is written in place, never replaced: renaming over it
+ * would turn the device into a file for every other program (the analyzer's atomic writer
+ * follows the same rule, lib/atomic_file.c).
  *
  * Its own buffered writer, not Valgrind's VgFile: VG_(fprintf) to a VgFile drops the result
  * of its write()s, so a full disk or an I/O error would leave a truncated file that gets
@@ -23,7 +27,7 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, R
 			      RegWord a5, RegWord a6, RegWord a7, RegWord a8);
 
 const HChar *ps_out_path;
-static HChar *tmp_path;
+static HChar *tmp_path;   /* NULL: writing ps_out_path itself (not a regular file) */
 static Int out_fd = -1;   /* -1: not open, or closed */
 static Int write_error;   /* errno of the first failed write, 0 = none */
 static HChar buf[1 << 16];
@@ -31,16 +35,30 @@ static SizeT used;
 
 Bool ps_out_open(const HChar *path)
 {
-	SizeT n = VG_(strlen)(path) + 5;
+	struct vg_stat st;
+	ps_out_path = path;
+	if (!sr_isError(VG_(stat)(path, &st)) && !VKI_S_ISREG(st.mode)) {
+		SysRes sr = VG_(open)(path, VKI_O_WRONLY, 0);
+		if (sr_isError(sr))
+			return False;
+		out_fd = (Int)sr_Res(sr);
+		tmp_path = NULL;
+		return True;
+	}
+	SizeT n = VG_(strlen)(path) + 32;
 	tmp_path = VG_(malloc)("ps.out.tmp", n);
-	VG_(snprintf)(tmp_path, n, "%s.tmp", path);
+	VG_(snprintf)(tmp_path, n, "%s.tmp.%d", path, VG_(getpid)());
 	SysRes sr = VG_(open)(tmp_path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY,
 			      VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP | VKI_S_IROTH);
 	if (sr_isError(sr))
 		return False;
 	out_fd = (Int)sr_Res(sr);
-	ps_out_path = path;
 	return True;
+}
+
+const HChar *ps_out_temp_path(void)
+{
+	return tmp_path ? tmp_path : ps_out_path;
 }
 
 Bool ps_out_is_open(void)
@@ -146,11 +164,14 @@ Bool ps_out_close(void)
 	VG_(close)(out_fd);
 	out_fd = -1;
 	if (write_error) {
-		VG_(unlink)(tmp_path); /* never leave a truncated file behind */
+		if (tmp_path)
+			VG_(unlink)(tmp_path); /* never leave a truncated file behind */
 		VG_(umsg)("pagesleuth: cannot write the record file %s: %s (errno %d); no record file written\n",
-			  tmp_path, error_text(write_error), write_error);
+			  ps_out_temp_path(), error_text(write_error), write_error);
 		return False;
 	}
+	if (!tmp_path)
+		return True; /* a device or FIFO: written in place */
 	if (VG_(rename)(tmp_path, ps_out_path) != 0) {
 		VG_(unlink)(tmp_path);
 		VG_(umsg)("pagesleuth: cannot rename %s into %s; no record file written\n", tmp_path,

@@ -35,8 +35,61 @@
 #include "ws_core.h"
 
 static const HChar *clo_out = "pagesleuth.out.%p";
+/* The pid and program `pagesleuth valgrind` ran: with --trace-children=yes, every other
+ * process (and every program exec'd) is traced on its own and gets its own record file (see
+ * out_path). */
+static Long clo_main_pid = 0;
+static const HChar *clo_main_exe = NULL;
+
+/* Not in the tool API, but in the libcoregrind the tool links statically (declared in the
+ * core's pub_core_options.h). */
+extern Bool VG_(clo_trace_children);
 static Long clo_page_size = 4096;
 static Long clo_every = 100000, clo_tau = 0;
+
+static const HChar *base_name(const HChar *path)
+{
+	const HChar *slash = VG_(strrchr)(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* The record file of this program image: --out with %p expanded. With --trace-children=yes
+ * and a name without %p, every process of the tree and every program exec'd would write the
+ * same file, each renaming over the others: the program `pagesleuth valgrind` started
+ * (--main-pid, --main-exe) keeps the name; every other image writes NAME with its pid before
+ * the extension (out.rec -> out.1234.rec; out.1234-2.rec for the next program that pid
+ * execs: an existing file is never replaced) and says so. */
+static HChar *out_path(void)
+{
+	HChar *path = VG_(expand_file_name)("--out", clo_out);
+	Int pid = VG_(getpid)();
+	Bool main_image = pid == clo_main_pid && clo_main_exe &&
+			  VG_(strcmp)(base_name(VG_(args_the_exename)), base_name(clo_main_exe)) == 0;
+	if (!VG_(clo_trace_children) || VG_(strstr)(clo_out, "%p") || main_image)
+		return path;
+	const HChar *base = base_name(path), *dot = VG_(strrchr)(base, '.');
+	if (!dot || dot == base)
+		dot = path + VG_(strlen)(path); /* no extension: append */
+	SizeT n = VG_(strlen)(path) + 40;
+	HChar *own = VG_(malloc)("ps.out.child", n);
+	struct vg_stat st;
+	for (Int gen = 1; gen < 1000; gen++) {
+		/* (Valgrind's printf has no %.*s: the stem is copied by hand) */
+		SizeT stem = (SizeT)(dot - path);
+		VG_(memcpy)(own, path, stem);
+		if (gen == 1)
+			VG_(snprintf)(own + stem, n - stem, ".%d%s", pid, dot);
+		else
+			VG_(snprintf)(own + stem, n - stem, ".%d-%d%s", pid, gen, dot);
+		if (sr_isError(VG_(stat)(own, &st)))
+			break;
+	}
+	if (VG_(clo_verbosity) > 0) /* -q: only errors */
+		VG_(umsg)("pagesleuth: traced process %d (%s): its records go to %s\n", pid,
+			  base_name(VG_(args_the_exename)), own);
+	VG_(free)(path);
+	return own;
+}
 
 /* ---- options ------------------------------------------------------------------------------ */
 
@@ -44,6 +97,8 @@ static Bool process_option(const HChar *arg)
 {
 	Long hot = 0, window = 0;
 	if VG_STR_CLO(arg, "--out", clo_out) {
+	} else if VG_BINT_CLO(arg, "--main-pid", clo_main_pid, 1, 1LL << 22) {
+	} else if VG_STR_CLO(arg, "--main-exe", clo_main_exe) {
 	} else if VG_BINT_CLO(arg, "--ws-every", clo_every, 1, 1000000000000000LL) {
 	} else if VG_BINT_CLO(arg, "--ws-tau", clo_tau, 1, 1000000000000000LL) {
 	} else if VG_BINT_CLO(arg, "--page-size", clo_page_size, 512, 1073741824) {
@@ -425,9 +480,9 @@ static void post_clo_init(void)
 	while ((1LL << ps_clo_page_shift) < clo_page_size)
 		ps_clo_page_shift++;
 
-	HChar *path = VG_(expand_file_name)("--out", clo_out);
+	HChar *path = out_path();
 	if (!ps_out_open(path)) {
-		VG_(fmsg)("pagesleuth: cannot create %s.tmp (the record file %s)\n", path, path);
+		VG_(fmsg)("pagesleuth: cannot create %s (the record file %s)\n", ps_out_temp_path(), path);
 		VG_(exit)(1);
 	}
 
@@ -477,7 +532,8 @@ static void fini(Int exitcode)
 		return; /* at an exec that failed: said then */
 	if (!finish_records())
 		VG_(exit)(1); /* the program's own status would hide the lost records */
-	VG_(umsg)("pagesleuth: %llu instructions; records in %s\n", ps_instr_count, ps_out_path);
+	if (VG_(clo_verbosity) > 0) /* -q: only errors */
+		VG_(umsg)("pagesleuth: %llu instructions; records in %s\n", ps_instr_count, ps_out_path);
 }
 
 /* A forked child runs in a copy of the tool, with the parent's record file open and a copy
@@ -541,7 +597,7 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 	if (!path[0] || !exec_will_run(path))
 		return;
 	exec_pending = True;
-	if (finish_records())
+	if (finish_records() && VG_(clo_verbosity) > 0)
 		VG_(umsg)("pagesleuth: %llu instructions until exec; records in %s\n", ps_instr_count,
 			  ps_out_path);
 }

@@ -93,6 +93,7 @@ void ps_heap_fini(void);           /* writes obj and alloc records; the file sti
 /* ---- tool core internals (ps_main, ws, hot, frames, out; the heap modules need not use them) */
 
 Bool ps_out_open(const HChar *path);  /* False if the file cannot be created */
+const HChar *ps_out_temp_path(void);  /* what is being written: PATH.tmp.PID, or PATH itself */
 Bool ps_out_is_open(void);
 /* Write what is buffered, sync, rename PATH.tmp to PATH. False (after one line saying why,
  * PATH.tmp removed) if any write, the sync or the rename failed. */
