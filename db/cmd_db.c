@@ -168,7 +168,8 @@ static int parse_args(int argc, char **argv, struct db_args *a)
 		a->db = "pagesleuth.db";
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:qf:o:h", long_opts, NULL)) != -1) {
+	opterr = 0; /* our own messages, naming the subcommand */
+	while ((c = getopt_long(argc, argv, ":t:qf:o:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_DB: a->db = optarg; break;
 		case 't':
@@ -223,7 +224,9 @@ static int parse_args(int argc, char **argv, struct db_args *a)
 				return usage_error(a->sub, "--min-growth %s: want a size such as 64K", optarg);
 			break;
 		case 'h': db_usage(stdout); return 3;
-		default: return 2;
+		case ':': return usage_error(a->sub, "%s needs a value", argv[optind - 1]);
+		default:
+			return usage_error(a->sub, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	a->spec.filters = a->tags;
