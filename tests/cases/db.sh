@@ -193,6 +193,12 @@ suite() { # suite BACKEND: every step against one backend; outputs in $tmp/out.B
 	"$bin" db check --db "$db" --baseline firmware=1.9 --candidate firmware=1.10 --max-growth 3% \
 		--min-growth 1M -f csv > "$out/check-min.csv" 2> /dev/null || rc=$?
 	[ "$rc" = 0 ] || bad "$be: check with --min-growth 1M: exit $rc, want 0 (160 KiB grew)"
+	# no --candidate: the newest complete snapshot outside the baseline (fw110-6, APP 1030:
+	# 4520 KiB, +2.73 %; the partial one after it does not count)
+	rc=0
+	"$bin" db check --db "$db" --baseline firmware=1.9 --max-growth 2% -f csv > "$out/check-default.csv" 2> "$out/check-default.err" || rc=$?
+	[ "$rc" = 1 ] && grep -q "total user grew 2.73% (4400.0 KiB -> 4520.0 KiB, +120.0 KiB), limit 2.00%: baseline firmware=1.9 (median of 3), candidate snapshot 6 (median of 1)" "$out/check-default.err" ||
+		{ bad "$be: check with the default candidate (exit $rc):"; cat "$out/check-default.err"; }
 	rc=0
 	"$bin" db check --db "$db" --baseline firmware=2.0 --max-growth 3% > /dev/null 2> "$out/check-empty.err" || rc=$?
 	[ "$rc" = 2 ] && [ "$(wc -l < "$out/check-empty.err")" = 1 ] ||
