@@ -1,8 +1,12 @@
 /* an_diff.c - analysis 9: what grew and shrank between two snapshots A and B.
  *
- * Processes are matched by tgid and comm (a reused pid with another command is a different
- * process); units by path. Deltas are B - A in KiB; rows are ordered by the size of the RSS
- * (processes) or physical (units) change, largest first, unchanged rows omitted.
+ * Processes are matched by what they run, not by pid: two dumps of one workload from
+ * different boots have other pids for the same processes. A process of B pairs with one of
+ * A with the same command and executable: the one with the same pid if there is one (the
+ * same boot), else the equals are paired in pid order (instance order: the 2nd worker with
+ * the 2nd worker). A reused pid with another command is a different process. Units match
+ * by path, VMA kinds by name. Deltas are B - A in KiB; rows are ordered by the size of the
+ * RSS (processes, kinds) or physical (units) change, largest first, unchanged rows omitted.
  */
 #include "model.h"
 #include "xalloc.h"
@@ -15,12 +19,53 @@ static int64_t kib_delta(const struct model *a, uint64_t pa, const struct model 
 	return (int64_t)(pb * b->page_size / 1024) - (int64_t)(pa * a->page_size / 1024);
 }
 
-static const struct proc *find_proc(const struct model *m, const struct proc *like)
+static bool same_program(const struct proc *p, const struct proc *q)
 {
-	for (size_t i = 0; i < m->nprocs; i++)
-		if (m->procs[i].tgid == like->tgid && strcmp(m->procs[i].comm, like->comm) == 0)
-			return &m->procs[i];
-	return NULL;
+	return strcmp(p->comm, q->comm) == 0 && strcmp(p->exe ? p->exe : "", q->exe ? q->exe : "") == 0;
+}
+
+static int by_tgid(const void *x, const void *y)
+{
+	const struct proc *p = *(const struct proc *const *)x, *q = *(const struct proc *const *)y;
+	return p->tgid < q->tgid ? -1 : p->tgid > q->tgid;
+}
+
+/* match[i]: the process of A paired with B's process i, or NULL (new). A process of A that
+ * no entry names is gone. */
+static const struct proc **match_procs(const struct model *a, const struct model *b)
+{
+	const struct proc **match = xcalloc(b->nprocs + 1, sizeof *match);
+	bool *used = xcalloc(a->nprocs + 1, sizeof *used);
+	/* the same pid running the same program first */
+	for (size_t i = 0; i < b->nprocs; i++)
+		for (size_t j = 0; j < a->nprocs; j++)
+			if (!used[j] && a->procs[j].tgid == b->procs[i].tgid &&
+			    same_program(&a->procs[j], &b->procs[i])) {
+				match[i] = &a->procs[j], used[j] = true;
+				break;
+			}
+	/* then the rest of each program's instances, in pid order on both sides */
+	const struct proc **bs = xcalloc(b->nprocs + 1, sizeof *bs), **as = xcalloc(a->nprocs + 1, sizeof *as);
+	size_t nb = 0, na = 0;
+	for (size_t i = 0; i < b->nprocs; i++)
+		if (!match[i])
+			bs[nb++] = &b->procs[i];
+	for (size_t j = 0; j < a->nprocs; j++)
+		if (!used[j])
+			as[na++] = &a->procs[j];
+	if (nb)
+		qsort(bs, nb, sizeof *bs, by_tgid);
+	if (na)
+		qsort(as, na, sizeof *as, by_tgid);
+	bool *taken = xcalloc(na + 1, sizeof *taken);
+	for (size_t i = 0; i < nb; i++)
+		for (size_t j = 0; j < na; j++)
+			if (!taken[j] && same_program(as[j], bs[i])) {
+				match[bs[i] - b->procs] = as[j], taken[j] = true;
+				break;
+			}
+	free(bs), free(as), free(taken), free(used);
+	return match;
 }
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
@@ -28,7 +73,7 @@ static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 static void diff_procs(const struct model *a, const struct model *b, struct report *r)
 {
 	enum { C_PID, C_COMM, C_STATUS, C_RSS_A, C_RSS_B, C_RSS_D, C_PSS_D, C_USS_D, C_VSS_D,
-	       C_SWAP_D, C_ABS, C_N };
+	       C_SWAP_D, C_ABS, C_PID_A, C_N };
 	static const struct column cols[C_N] = {
 		{ "pid", "PID", CELL_U64, false }, { "comm", "COMMAND", CELL_STR, false },
 		{ "status", "STATUS", CELL_STR, false },
@@ -36,15 +81,21 @@ static void diff_procs(const struct model *a, const struct model *b, struct repo
 		{ "rss_delta_kib", "RSS+-", CELL_I64, false }, { "pss_delta_kib", "PSS+-", CELL_I64, false },
 		{ "uss_delta_kib", "USS+-", CELL_I64, false }, { "vss_delta_kib", "VSS+-", CELL_I64, false },
 		{ "swap_delta_kib", "SWAP+-", CELL_I64, false }, { "abs_rss_delta_kib", "|RSS+-|", CELL_U64, false },
+		{ "pid_a", "PID_A", CELL_U64, false },
 	};
 	struct table *t = table_new("diff-procs", "Per-process change from A to B (KiB)", STYLE_GRID,
 				    C_N, cols);
 	/* Every process of B (new or changed), then those only in A (gone). */
+	const struct proc **match = match_procs(a, b);
+	bool *matched_a = xcalloc(a->nprocs + 1, sizeof *matched_a);
+	for (size_t i = 0; i < b->nprocs; i++)
+		if (match[i])
+			matched_a[match[i] - a->procs] = true;
 	for (int pass = 0; pass < 2; pass++) {
-		const struct model *m = pass ? a : b, *other = pass ? b : a;
+		const struct model *m = pass ? a : b;
 		for (size_t i = 0; i < m->nprocs; i++) {
-			const struct proc *p = &m->procs[i], *q = find_proc(other, p);
-			if (pass && q)
+			const struct proc *p = &m->procs[i], *q = pass ? NULL : match[i];
+			if (pass && matched_a[i])
 				continue;
 			const struct proc *pa = pass ? p : q, *pb = pass ? NULL : p;
 			struct proc_totals ta = { 0 }, tb = { 0 };
@@ -71,7 +122,62 @@ static void diff_procs(const struct model *a, const struct model *b, struct repo
 			table_set_i64(t, row, C_VSS_D, dvss);
 			table_set_i64(t, row, C_SWAP_D, dswap);
 			table_set_u64(t, row, C_ABS, (uint64_t)abs64(drss));
+			if (pa)
+				table_set_u64(t, row, C_PID_A, pa->tgid);
 		}
+	}
+	free(match), free(matched_a);
+	table_sort(t, C_ABS, true);
+	table_set_note(t, "processes are matched by command and executable (the same pid first, "
+		       "then in pid order): PID is B's, PID_A A's");
+	report_add(r, t);
+}
+
+/* RSS, PSS and swap per VMA kind over all processes: which kind of memory moved. */
+static void kind_totals(const struct model *m, uint64_t rss[PS_KIND_COUNT],
+			uint64_t pss[PS_KIND_COUNT], uint64_t swap[PS_KIND_COUNT])
+{
+	for (int k = 0; k < PS_KIND_COUNT; k++)
+		rss[k] = pss[k] = swap[k] = 0;
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (size_t j = 0; j < m->procs[i].nvmas; j++) {
+			const struct vma_info *v = &m->procs[i].vmas[j];
+			rss[v->v.kind] += v->sum.resident;
+			pss[v->v.kind] += v->sum.pss;
+			swap[v->v.kind] += v->sum.swapped;
+		}
+}
+
+static void diff_kinds(const struct model *a, const struct model *b, struct report *r)
+{
+	enum { C_KIND, C_RSS_A, C_RSS_B, C_RSS_D, C_PSS_D, C_SWAP_D, C_ABS, C_N };
+	static const struct column cols[C_N] = {
+		{ "kind", "KIND", CELL_STR, false },
+		{ "rss_a_kib", "RSS_A", CELL_U64, false }, { "rss_b_kib", "RSS_B", CELL_U64, false },
+		{ "rss_delta_kib", "RSS+-", CELL_I64, false }, { "pss_delta_kib", "PSS+-", CELL_I64, false },
+		{ "swap_delta_kib", "SWAP+-", CELL_I64, false },
+		{ "abs_rss_delta_kib", "|RSS+-|", CELL_U64, false },
+	};
+	struct table *t = table_new("diff-kinds", "Per VMA kind change over all processes from A "
+				    "to B (KiB)", STYLE_GRID, C_N, cols);
+	uint64_t ra[PS_KIND_COUNT], pa[PS_KIND_COUNT], sa[PS_KIND_COUNT];
+	uint64_t rb[PS_KIND_COUNT], pb[PS_KIND_COUNT], sb[PS_KIND_COUNT];
+	kind_totals(a, ra, pa, sa);
+	kind_totals(b, rb, pb, sb);
+	for (int k = 0; k < PS_KIND_COUNT; k++) {
+		int64_t drss = kib_delta(a, ra[k], b, rb[k]), dswap = kib_delta(a, sa[k], b, sb[k]);
+		int64_t dpss = (int64_t)((pb[k] >> PS_PSS_SHIFT) / 1024) -
+			       (int64_t)((pa[k] >> PS_PSS_SHIFT) / 1024);
+		if (!drss && !dpss && !dswap)
+			continue;
+		size_t row = table_add_row(t);
+		table_set_str(t, row, C_KIND, ps_kind_name(k));
+		table_set_u64(t, row, C_RSS_A, ra[k] * a->page_size / 1024);
+		table_set_u64(t, row, C_RSS_B, rb[k] * b->page_size / 1024);
+		table_set_i64(t, row, C_RSS_D, drss);
+		table_set_i64(t, row, C_PSS_D, dpss);
+		table_set_i64(t, row, C_SWAP_D, dswap);
+		table_set_u64(t, row, C_ABS, (uint64_t)abs64(drss));
 	}
 	table_sort(t, C_ABS, true);
 	report_add(r, t);
@@ -143,5 +249,6 @@ void an_diff(const struct model *a, const struct model *b, struct report *r)
 {
 	diff_total(a, b, r);
 	diff_procs(a, b, r);
+	diff_kinds(a, b, r);
 	diff_units(a, b, r);
 }

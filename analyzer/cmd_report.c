@@ -350,11 +350,14 @@ int ps_cmd_report(int argc, char **argv)
 static void diff_usage(FILE *out)
 {
 	fprintf(out, "usage: pagesleuth diff [OPTIONS] A B\n"
-		     "What grew and shrank from snapshot A to snapshot B, per process and per unit.\n"
+		     "What grew and shrank from snapshot A to snapshot B: the total, per process\n"
+		     "(matched by command and executable, so two boots' pids need not agree), per\n"
+		     "VMA kind and per unit.\n"
 		     "A and B are record files; each contributes its last snapshot unless --from/--to\n"
 		     "choose another. Two rounds of one `snap --every` stream: diff --from 0 --to 3 F F\n\n"
 		     "  -f, --format FMT   text (default), csv or json\n"
 		     "  -o, --output FILE  write there (atomically)\n"
+		     "      --html FILE    also write the diff as one self-contained HTML page\n"
 		     "      --from N       snapshot N (its seq=) of A instead of the last\n"
 		     "      --to N         snapshot N of B instead of the last\n"
 		     "  -h, --help         this text\n");
@@ -365,10 +368,11 @@ int ps_cmd_diff(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, 'F' }, { "to", required_argument, NULL, 'T' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	renderer render = render_text;
-	const char *out_path = NULL;
+	const char *out_path = NULL, *html_path = NULL;
 	struct model_options opt_a = { .snapshot = -1 }, opt_b = { .snapshot = -1 };
 	int c;
 	optind = 1;
@@ -379,6 +383,7 @@ int ps_cmd_diff(int argc, char **argv)
 				return 2;
 			break;
 		case 'o': out_path = optarg; break;
+		case 'H': html_path = optarg; break;
 		case 'F':
 			if (parse_snapshot_number("diff", "--from", optarg, &opt_a.snapshot) < 0)
 				return 2;
@@ -397,7 +402,7 @@ int ps_cmd_diff(int argc, char **argv)
 	}
 	ps_input_note(argv[optind]);
 	ps_input_note(argv[optind + 1]);
-	if (ps_outputs_check("pagesleuth diff", (const char *const[]){ out_path }, 1) != 0)
+	if (ps_outputs_check("pagesleuth diff", (const char *const[]){ out_path, html_path }, 2) != 0)
 		return 2;
 	struct model a, b;
 	char *err = NULL;
@@ -431,7 +436,9 @@ int ps_cmd_diff(int argc, char **argv)
 				   b.page_size);
 	an_diff(&a, &b, &rep);
 	print_warnings(&rep);
-	int rc = render_to_path(&rep, render, out_path) < 0 ? 2 : rep.partial ? 1 : 0;
+	int rc = render_to_path(&rep, render, out_path) < 0 ||
+			 (html_path && render_to_path(&rep, render_html, html_path) < 0) ? 2 :
+		 rep.partial ? 1 : 0;
 	if (rep.partial && rc == 1)
 		fprintf(stderr, "pagesleuth: the records are partial:\n%s", rep.partial_why);
 	report_free(&rep);

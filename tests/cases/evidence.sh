@@ -62,6 +62,7 @@ refused report-html-through-link a.rec -- report a.link --html a.rec
 refused report-same-twice out.txt -- report a.rec -o out.txt --html out.txt
 refused diff-o-a a.rec -- diff -o a.rec a.rec b.rec
 refused diff-o-b b.rec -- diff -o b.rec a.rec b.rec
+refused diff-html-a a.rec -- diff --html a.rec a.rec b.rec
 echo "== profile, lackey, valgrind"
 refused profile-o vmlinux.btf -- profile --btf vmlinux.btf -o vmlinux.btf
 refused lackey-o trace.lk -- lackey -o trace.lk trace.lk

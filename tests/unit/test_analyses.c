@@ -786,6 +786,22 @@ static void test_diff(void)
 		EXPECT_S(p, 2, "comm", "leaver");
 	}
 
+	/* per VMA kind (the records' comments): heap 4 -> 10 pages (+ 2 swapped), anon
+	 * leaver 2 + steady 3 + oldcmd 1 -> steady 3 + newbie 5 + newcmd 1, libgrow 1 -> 3;
+	 * text 4 -> 4 pages is unchanged and omitted */
+	const struct table *k = TAB(&r, "diff-kinds");
+	EXPECT_NROWS(k, 3);
+	row = ROW_S(k, "kind", "heap");
+	EXPECT_ROW(k, row, { "rss_a_kib", 16 }, { "rss_b_kib", 40 });
+	EXPECT_IROW(k, row, { "rss_delta_kib", 24 }, { "pss_delta_kib", 24 }, { "swap_delta_kib", 8 });
+	row = ROW_S(k, "kind", "anon");
+	EXPECT_ROW(k, row, { "rss_a_kib", 24 }, { "rss_b_kib", 36 });
+	EXPECT_IROW(k, row, { "rss_delta_kib", 12 }, { "swap_delta_kib", 0 });
+	row = ROW_S(k, "kind", "libtext");
+	EXPECT_IROW(k, row, { "rss_delta_kib", 8 });
+	if (k && k->nrows == 3)
+		EXPECT_S(k, 0, "kind", "heap");
+
 	const struct table *u = TAB(&r, "diff-units");
 	EXPECT_NROWS(u, 4); /* steady's unit is unchanged */
 	row = ROW_S(u, "unit", "/usr/bin/grower"); /* 2 text + 4 heap -> 2 text + 10 heap */
@@ -809,6 +825,42 @@ static void test_diff(void)
 		EXPECT_S(u, 1, "unit", "/usr/lib/libgrow.so");
 	}
 	CHECK(!r.partial, "diff of two complete snapshots says partial");
+	report_free(&r);
+	unload(&A);
+	unload(&B);
+}
+
+/* Two boots of one workload: no pid agrees. Processes pair by command and executable, equal
+ * programs in pid order: only the second worker changed (20 -> 24 KiB). */
+static void test_diff_boot(void)
+{
+	struct loaded A, B;
+	if (!LOAD(&A, "tests/records/diff_boot_a.rec", -1))
+		return;
+	if (!LOAD(&B, "tests/records/diff_boot_b.rec", -1)) {
+		unload(&A);
+		return;
+	}
+	check_context = "diff_boot_a.rec -> diff_boot_b.rec";
+	struct report r = { 0 };
+	model_describe(&B.m, &r);
+	an_diff(&A.m, &B.m, &r);
+	const struct table *p = TAB(&r, "diff-procs");
+	EXPECT_NROWS(p, 1);
+	if (p && p->nrows == 1) {
+		EXPECT_S(p, 0, "comm", "worker");
+		EXPECT_S(p, 0, "status", "changed");
+		EXPECT_ROW(p, 0, { "pid", 705 }, { "pid_a", 501 }, { "rss_a_kib", 20 }, { "rss_b_kib", 24 });
+		EXPECT_IROW(p, 0, { "rss_delta_kib", 4 }, { "uss_delta_kib", 4 }, { "vss_delta_kib", 0 });
+	}
+	const struct table *k = TAB(&r, "diff-kinds");
+	EXPECT_NROWS(k, 1);
+	if (k && k->nrows == 1) {
+		EXPECT_S(k, 0, "kind", "anon");
+		EXPECT_IROW(k, 0, { "rss_delta_kib", 4 });
+	}
+	EXPECT_NROWS(TAB(&r, "diff-units"), 0); /* the same units, the same pages per unit */
+	EXPECT_I(TAB(&r, "diff-total"), 0, "user_delta_kib", 4);
 	report_free(&r);
 	unload(&A);
 	unload(&B);
@@ -1475,6 +1527,7 @@ int main(void)
 	test_mixed();
 	test_thrash();
 	test_diff();
+	test_diff_boot();
 	test_sumonly();
 	test_overlap();
 	test_partial();
