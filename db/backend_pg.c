@@ -182,13 +182,18 @@ static int pg_load_end(struct db *db, char **err)
 	return rc;
 }
 
+/* A scan of the catalog with the statement's snapshot, not to_regclass(): that goes through
+ * the backend's catalog cache, which can still hold "no such table" from before another
+ * writer created it (an advisory lock, unlike a table lock, does not refresh the cache), and
+ * two importers opening a new database at once would both create the schema. */
 static int pg_table_exists(struct db *db, const char *table, bool *exists, char **err)
 {
 	char *v = NULL;
 	const char *p[] = { table };
-	if (db_query_value(db, "SELECT to_regclass($1) IS NOT NULL", 1, p, &v, err) < 0)
+	if (db_query_value(db, "SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename = $1 "
+			   "AND schemaname = current_schema()", 1, p, &v, err) < 0)
 		return -1;
-	*exists = v && strcmp(v, "t") == 0;
+	*exists = v && strcmp(v, "0") != 0;
 	free(v);
 	return 0;
 }

@@ -28,6 +28,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM # (so the EXIT trap stops the server when the suite's timeout hits)
 command -v sqlite3 >/dev/null || { echo "skip: no sqlite3 shell (Debian package sqlite3)"; exit 77; }
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
@@ -220,6 +221,20 @@ suite() { # suite BACKEND: every step against one backend; outputs in $tmp/out.B
 	[ "$r1" = 0 ] && [ "$r2" = 0 ] || { bad "$be: concurrent imports exited $r1 and $r2"; cat "$out/conc1.err" "$out/conc2.err"; }
 	[ "$(count)" = 47 ] || bad "$be: concurrent imports left $(count) snapshots, want 47"
 	[ "$(sql "$be" "$dbname" "SELECT count(DISTINCT identity) FROM snapshot")" = 47 ] || bad "$be: duplicate identities"
+
+	# three importers at once on a new database: one of them creates the schema, once
+	local fresh freshname importers=()
+	fresh=$(newdb fresh)
+	freshname=$( [ "$be" = sqlite ] && echo "$fresh" || echo fresh )
+	for n in 1 2 3; do
+		"$bin" db import --db "$fresh" -q "$tmp/rec/fw19-$n.rec" 2> "$out/fresh$n.err" &
+		importers+=($!)
+	done
+	for p in "${importers[@]}"; do wait "$p" || bad "$be: an importer on a new database exited $?"; done
+	for n in 1 2 3; do [ ! -s "$out/fresh$n.err" ] || { bad "$be: importers on a new database: $(cat "$out/fresh$n.err")"; }; done
+	[ "$(sql "$be" "$freshname" "SELECT count(*) FROM snapshot")" = 3 ] &&
+		[ "$(sql "$be" "$freshname" "SELECT count(*) || ' ' || max(version) FROM schema_info")" = "2 2" ] ||
+		bad "$be: three importers on a new database: $(sql "$be" "$freshname" "SELECT count(*) FROM snapshot") snapshots"
 
 	# killed in the middle: the importer has written the rows of one file and is blocked
 	# reading the next (a FIFO holding half a file); SIGKILL; nothing of it remains.
