@@ -27,23 +27,38 @@ static void per_process(const struct model *m, struct report *r)
 	};
 	struct table *t = table_new("pss", "PSS and USS per process (KiB, as smem)", STYLE_GRID,
 				    C_N, cols);
+	uint64_t unknown = 0, from_sum = 0;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc *p = &m->procs[i];
 		struct proc_totals tot;
 		model_proc_totals(m, p, &tot);
+		bool known = true;
+		for (size_t j = 0; j < p->nvmas; j++) {
+			const struct vma_info *v = &p->vmas[j];
+			if (!model_vma_pss_known(v))
+				known = false, unknown += v->mapcount_hidden;
+			else if (v->mapcount_hidden)
+				from_sum += v->mapcount_hidden;
+		}
 		size_t row = table_add_row(t);
 		table_set_u64(t, row, C_PID, p->tgid);
 		table_set_str(t, row, C_COMM, p->comm);
 		table_set_u64(t, row, C_VSS, kib(m, tot.vss));
 		table_set_u64(t, row, C_RSS, kib(m, tot.rss));
-		table_set_u64(t, row, C_PSS, pss_kib(tot.pss));
-		table_set_u64(t, row, C_USS, kib(m, tot.uss));
+		if (known) { /* an unknown is shown as unknown ("-", empty in CSV), never 0 */
+			table_set_u64(t, row, C_PSS, pss_kib(tot.pss));
+			table_set_u64(t, row, C_USS, kib(m, tot.uss));
+		}
 		table_set_u64(t, row, C_SWAP, kib(m, tot.swap));
 	}
 	table_sort(t, C_PSS, true);
-	if (m->pfn_hidden_pages)
-		table_set_note(t, "mapcounts hidden for %llu pages: their PSS and USS are missing",
-			       (unsigned long long)m->pfn_hidden_pages);
+	if (unknown)
+		table_set_note(t, "mapcounts hidden for %llu pages: PSS and USS of their processes are "
+			       "unknown", (unsigned long long)unknown);
+	else if (from_sum)
+		table_set_note(t, "PSS and USS of %llu pages come from smaps (the source saw no "
+			       "mapcounts: a live snapshot without root; kB precision per VMA)",
+			       (unsigned long long)from_sum);
 	report_add(r, t);
 }
 
@@ -51,6 +66,7 @@ static void per_process(const struct model *m, struct report *r)
 struct object_acc {
 	const char *name;
 	uint64_t procs, last_proc, vss, rss, pss, uss;
+	bool unknown; /* a mapping without mapcounts or a summary giving PSS */
 };
 
 static int object_cmp(const void *a, const void *b)
@@ -93,6 +109,7 @@ static void per_object(const struct model *m, struct report *r)
 			a->rss += v->sum.resident;
 			a->pss += v->sum.pss;
 			a->uss += v->sum.single;
+			a->unknown |= !model_vma_pss_known(v);
 		}
 	}
 	if (names.n > 1) /* qsort's pointer may not be NULL, even for no elements */
@@ -103,8 +120,10 @@ static void per_object(const struct model *m, struct report *r)
 		table_set_u64(t, row, C_PROCS, acc[k].procs);
 		table_set_u64(t, row, C_VSS, kib(m, acc[k].vss));
 		table_set_u64(t, row, C_RSS, kib(m, acc[k].rss));
-		table_set_u64(t, row, C_PSS, pss_kib(acc[k].pss));
-		table_set_u64(t, row, C_USS, kib(m, acc[k].uss));
+		if (!acc[k].unknown) {
+			table_set_u64(t, row, C_PSS, pss_kib(acc[k].pss));
+			table_set_u64(t, row, C_USS, kib(m, acc[k].uss));
+		}
 	}
 	free(acc);
 	strindex_free(&names);

@@ -321,6 +321,8 @@ static void on_map(struct builder *b, const struct ps_map *run)
 		v->cow += run->npages;
 	if (run->excluded)
 		m->excluded_pages += run->npages;
+	if (run->mapcount == PS_UNKNOWN)
+		v->mapcount_hidden += run->npages;
 	if (run->pfn == PS_UNKNOWN) {
 		v->pfn_hidden += run->npages;
 		m->pfn_hidden_pages += run->npages;
@@ -348,8 +350,14 @@ static void on_sum(struct builder *b, const struct ps_vma_sum *s, uint64_t line)
 		b->cur.sum_only_pages += s->resident;
 		return;
 	}
-	/* Both: the runs are authoritative, a disagreeing summary means a broken writer. */
-	const struct ps_vma_sum *c = &v->sum;
+	/* Both: the runs are authoritative, a disagreeing summary means a broken writer. Where
+	 * the runs carry no mapcounts (a live snapshot without root), PSS and the single/shared
+	 * split can only come from the summary (smaps): taken from it. */
+	struct ps_vma_sum *c = &v->sum;
+	if (v->mapcount_hidden) {
+		c->pss = s->pss, c->single = s->single, c->shared = s->shared;
+		v->pss_from_sum = s->pss || s->single || s->shared;
+	}
 	if (c->resident != s->resident || c->anon != s->anon || c->swapped != s->swapped ||
 	    c->single != s->single || (c->pss >> PS_PSS_SHIFT) != (s->pss >> PS_PSS_SHIFT))
 		xappendf(&b->cur.warnings,

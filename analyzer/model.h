@@ -28,6 +28,8 @@ struct vma_info {
 	bool have_runs, have_sum_record;
 	uint64_t cow;            /* anonymous pages inside a file-backed VMA */
 	uint64_t pfn_hidden;     /* resident pages whose PFN the source could not see */
+	uint64_t mapcount_hidden;/* resident pages without a mapcount (PSS/USS from the sum record) */
+	bool pss_from_sum;       /* ... and the sum record gave them (smaps, a live snapshot without root) */
 	struct map_run *runs;    /* resident map, when the model keeps maps */
 	size_t nruns, capruns;
 };
@@ -127,6 +129,12 @@ struct proc_totals {
 	uint64_t vss, rss, pss, uss, swap, referenced, anon;
 };
 void model_proc_totals(const struct model *m, const struct proc *p, struct proc_totals *t);
+/* Whether a VMA's PSS and USS are known: its pages' mapcounts, or a summary that gave them
+ * (a writer that saw no mapcounts writes 0 there: not known). */
+static inline bool model_vma_pss_known(const struct vma_info *v)
+{
+	return !v->mapcount_hidden || v->pss_from_sum;
+}
 /* Copy the model's identity and partial state into a report. */
 void model_describe(const struct model *m, struct report *r);
 

@@ -798,6 +798,20 @@ static void write_vma_pages(struct snap *s, struct proc_ctx *p, const struct ps_
 	 * page table of its own: nothing to record. */
 	if (strcmp(vma->path, "[vsyscall]") != 0)
 		write_range(s, p, vma, &r);
+	/* Without the PFNs there are no mapcounts, but the kernel still gives the owner smaps:
+	 * its Pss and Private (pages mapped once) stand in for them in the summary (kB precision
+	 * per VMA, as smaps has them). */
+	if (!s->pfn_visible && r.sum.resident) {
+		const char *smaps = smaps_of(s, p);
+		uint64_t pss_kb = proc_smaps_field_kb(smaps, vma->start, "Pss");
+		uint64_t private_kb = proc_smaps_field_kb(smaps, vma->start, "Private_Clean") +
+				      proc_smaps_field_kb(smaps, vma->start, "Private_Dirty");
+		uint64_t shared_kb = proc_smaps_field_kb(smaps, vma->start, "Shared_Clean") +
+				     proc_smaps_field_kb(smaps, vma->start, "Shared_Dirty");
+		r.sum.pss = (pss_kb * 1024) << PS_PSS_SHIFT;
+		r.sum.single = private_kb * 1024 / s->page_size;
+		r.sum.shared = shared_kb * 1024 / s->page_size;
+	}
 	ps_write_sum(s->w, &r.sum); /* also ends the pending run */
 }
 
@@ -1094,7 +1108,8 @@ int ps_cmd_snap(int argc, char **argv)
 	s.pfn_visible = probe_pfn_visible(&s);
 	if (!s.pfn_visible && !opt.no_pages)
 		fprintf(stderr, "pagesleuth snap: physical frame numbers are hidden (needs root/CAP_SYS_ADMIN): "
-				"no PFNs, mapcounts, page flags or PSS; resident and swapped counts are still exact\n");
+				"no PFNs, mapcounts or page flags; resident and swapped counts are still exact, PSS and USS\n"
+				"come from smaps\n");
 
 	catch_stop_signals();
 	char *err = NULL;

@@ -43,4 +43,39 @@ for p in "$parent" "$child"; do
 	d=$((pss - k_pss)); d=${d#-}
 	[ "$d" -le 1 ] || { echo "FAIL: pid $p Pss $pss vs $k_pss (more than 1 KiB apart)"; fail=1; }
 done
+# Without root (a user snapshotting their own processes): no PFNs or mapcounts, but the
+# kernel shows the owner smaps. PSS and USS come from there: PSS equals the sum of the
+# per-VMA smaps Pss lines (kB, as the kernel prints each), USS equals Private_Clean +
+# Private_Dirty of smaps_rollup, RSS and swap equal the rollup; never 0 for unknown.
+user=nobody
+if id "$user" >/dev/null 2>&1 && command -v runuser >/dev/null; then
+	chmod 755 "$tmp"
+	runuser -u "$user" -- "$tmp/layout" 8 2 > "$tmp/ready.user" &
+	pids+=($!)
+	for _ in $(seq 100); do grep -q '^ready' "$tmp/ready.user" 2>/dev/null && break; sleep 0.1; done
+	read -r _ uparent uchild _ < <(sed -e 's/parent=//' -e 's/child=//' "$tmp/ready.user")
+	pids+=("$uparent" "$uchild")
+	for p in "$uparent" "$uchild"; do
+		cp "/proc/$p/smaps_rollup" "$tmp/urollup.$p"
+		awk '$1 == "Pss:" { s += $2 } END { print s }' "/proc/$p/smaps" > "$tmp/upss.$p"
+	done
+	bin_abs=$(readlink -f "$bin")
+	mkdir "$tmp/u" && chown "$user" "$tmp/u"
+	(cd "$tmp/u" && runuser -u "$user" -- "$bin_abs" snap --pid "$uparent" --pid "$uchild" -o "$tmp/u/user.rec" 2>/dev/null) ||
+		{ echo "FAIL: snap as $user"; fail=1; }
+	grep -q '^header .*excluded=pfn-hidden' "$tmp/u/user.rec" || { echo "FAIL: the snapshot as $user is not pfn-hidden"; fail=1; }
+	"$bin" report -f csv -a pss "$tmp/u/user.rec" > "$tmp/user.csv"
+	for p in "$uparent" "$uchild"; do
+		line=$(awk -F, -v p="$p" '/^# table: pss$/ { t = 1; next } /^$/ { t = 0 } t && $1 == p { print; exit }' "$tmp/user.csv")
+		IFS=, read -r _ _ _ rss pss uss swap <<< "$line"
+		k_rss=$(kb Rss "$tmp/urollup.$p"); k_pss=$(cat "$tmp/upss.$p")
+		k_uss=$(( $(kb Private_Clean "$tmp/urollup.$p") + $(kb Private_Dirty "$tmp/urollup.$p") ))
+		k_swap=$(kb Swap "$tmp/urollup.$p")
+		echo "as $user, pid $p: rss $rss/$k_rss pss $pss/$k_pss uss $uss/$k_uss swap $swap/$k_swap (ours/kernel, KiB)"
+		[ "$rss" = "$k_rss" ] && [ "$pss" = "$k_pss" ] && [ "$uss" = "$k_uss" ] && [ "$swap" = "$k_swap" ] ||
+			{ echo "FAIL: pid $p as $user differs from smaps"; fail=1; }
+	done
+else
+	echo "note: no user $user or no runuser: the snapshot without root is not checked"
+fi
 exit $fail

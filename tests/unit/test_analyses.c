@@ -619,6 +619,24 @@ static void test_unknown(void)
 	unload(&L);
 }
 
+/* hidden_smaps.rec: the same mapcount-less runs, with summaries carrying smaps' Pss and
+ * Private (what snap writes without root): PSS and USS come from them. */
+static void test_hidden_smaps(void)
+{
+	struct loaded L;
+	if (!LOAD(&L, "tests/records/hidden_smaps.rec", -1))
+		return;
+	const struct table *p = TAB(&L.r, "pss");
+	long r = ROW_U(p, "pid", 600);
+	/* text: Pss 6 kB, Private 0; anon: Pss 20 kB, Private 20 kB */
+	EXPECT_ROW(p, r, { "rss_kib", 32 }, { "pss_kib", 26 }, { "uss_kib", 20 });
+	if (p)
+		CHECK(p->note != NULL && strstr(p->note, "smaps"), "pss table: no note that PSS came from smaps");
+	CHECK(L.m.warnings == NULL, "the summaries were reported as disagreeing: %s",
+	      L.m.warnings ? L.m.warnings : "");
+	unload(&L);
+}
+
 static void test_hidden(void)
 {
 	struct loaded L;
@@ -631,10 +649,13 @@ static void test_hidden(void)
 		   { "anon_phys", 5 }, { "vss", 14 }, { "rss", 8 });
 	const struct table *p = TAB(&L.r, "pss");
 	r = ROW_U(p, "pid", 600);
-	EXPECT_ROW(p, r, { "vss_kib", 56 }, { "rss_kib", 32 }, { "pss_kib", 0 }, { "uss_kib", 0 },
-		   { "swap_kib", 0 });
+	EXPECT_ROW(p, r, { "vss_kib", 56 }, { "rss_kib", 32 }, { "swap_kib", 0 });
+	if (p && r >= 0) { /* unknown, never 0 */
+		CHECK(table_cell_c(p, (size_t)r, 4)->kind == CELL_NONE, "pss_kib of hidden mapcounts is not unknown");
+		CHECK(table_cell_c(p, (size_t)r, 5)->kind == CELL_NONE, "uss_kib of hidden mapcounts is not unknown");
+	}
 	if (p)
-		CHECK(p->note != NULL, "pss table: no note about hidden mapcounts");
+		CHECK(p->note != NULL && strstr(p->note, "unknown"), "pss table: no note about hidden mapcounts");
 	const struct table *t = TAB(&L.r, "total");
 	EXPECT_ROW(t, 0, { "user_pages", 0 }, { "user_kib", 0 }, { "anon_pages", 0 },
 		   { "file_pages", 0 }, { "pfn_hidden_pages", 8 }, { "processes", 1 });
@@ -1528,6 +1549,7 @@ int main(void)
 	test_thrash();
 	test_diff();
 	test_diff_boot();
+	test_hidden_smaps();
 	test_sumonly();
 	test_overlap();
 	test_partial();
