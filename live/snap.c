@@ -176,7 +176,8 @@ static void usage(FILE *out)
 		"unknown. SIGINT, SIGTERM or SIGHUP stops after the process being read: that snapshot is\n"
 		"closed as partial and the file stays valid (with -o it appears only then, complete).\n"
 		"Exit status: 0 complete, 1 partial (a process or file could not be read, or a snapshot\n"
-		"was interrupted), 2 usage or fatal error.\n");
+		"was interrupted), 2 usage or fatal error, or no --pid is a user process (no such\n"
+		"process, a kernel thread): nothing is written then, as with wss.\n");
 }
 
 static int parse_options(int argc, char **argv, struct snap_options *opt)
@@ -1060,6 +1061,25 @@ static bool snap_round(struct snap *s, uint64_t seq, uint64_t **all_pids, size_t
 	return !s->partial;
 }
 
+/* Why PID cannot be snapshotted (no such process, a kernel thread), or NULL if it can. */
+static const char *pid_not_snappable(uint64_t pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%llu/stat", (unsigned long long)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT || errno == ESRCH ? "no such process" : strerror(errno);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* the flags are the 9th field, after "(comm)", which may hold spaces and parentheses */
+	const char *p = strrchr(buf, ')');
+	unsigned long long flags = 0;
+	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %llu", &flags) == 1 && (flags & 0x00200000))
+		return "a kernel thread (PF_KTHREAD): no user memory";
+	return NULL;
+}
+
 int ps_cmd_snap(int argc, char **argv)
 {
 	struct snap_options opt = { .out_path = NULL };
@@ -1103,6 +1123,21 @@ int ps_cmd_snap(int argc, char **argv)
 	if (!opt.npids && access("/proc/self", R_OK) != 0) {
 		fprintf(stderr, "pagesleuth snap: /proc: %s (is procfs mounted?)\n", strerror(errno));
 		goto out;
+	}
+	/* --pid: when none of them is a user process there is nothing to snapshot: one line
+	 * per pid and exit 2 with no file, as `wss` does (some missing among others: those get a
+	 * warn record and the snapshot is partial). */
+	if (opt.npids) {
+		size_t usable = 0;
+		for (size_t i = 0; i < opt.npids; i++)
+			usable += pid_not_snappable(opt.pids[i]) == NULL;
+		if (!usable) {
+			for (size_t i = 0; i < opt.npids; i++)
+				fprintf(stderr, "pagesleuth snap: pid %llu: %s\n",
+					(unsigned long long)opt.pids[i], pid_not_snappable(opt.pids[i]));
+			fprintf(stderr, "pagesleuth snap: no user process to snapshot: nothing written\n");
+			goto out;
+		}
 	}
 
 	s.pfn_visible = probe_pfn_visible(&s);

@@ -110,6 +110,18 @@ grep -q "^warn reason=pid%20$DEAD" "$T/gone.rec" || fail "no warn record for pid
 grep -q "^mm id=[0-9]* tgid=$P " "$T/gone.rec" || fail "pid $P missing from the partial snapshot"
 grep -q "^end status=partial" "$T/gone.rec" || fail "end record not partial"
 "$T/gtcheck" --validate "$T/gone.rec" >/dev/null || fail "partial snapshot unreadable: $("$T/gtcheck" --validate "$T/gone.rec")"
+# Only a nonexistent pid, or only a kernel thread: nothing to snapshot: exit 2 and no file
+# (as wss), one line naming each pid and one saying nothing was written.
+KT=$(awk '{ if (int($9 / 2097152) % 2) { print FILENAME; exit } }' /proc/[0-9]*/stat 2>/dev/null | sed 's|/proc/\([0-9]*\)/stat|\1|')
+for only in "$DEAD:no such process" "${KT:-}:a kernel thread"; do
+	pid=${only%%:*} why=${only#*:}
+	[ -n "$pid" ] || { echo "live_snap: NOTE: no kernel thread found: that part skipped"; continue; }
+	"$PAGESLEUTH" snap --pid "$pid" -o "$T/none.rec" 2>"$T/none.err"
+	rc=$?
+	[ $rc = 2 ] && [ ! -e "$T/none.rec" ] && [ "$(wc -l <"$T/none.err")" = 2 ] &&
+		grep -q "pid $pid: $why" "$T/none.err" ||
+		fail "snap --pid $pid ($why) alone: exit $rc (want 2, no file, two lines): $(cat "$T/none.err")"
+done
 
 # 2b. Without root (as nobody, of nobody's own process): PFNs are hidden, yet each VMA's
 # resident and swapped pages equal the kernel's Rss (+ hugetlb, which smaps keeps apart) and
