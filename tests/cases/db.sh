@@ -73,12 +73,10 @@ printf 'pagesleuth-records 1.0\nheader source=test garbage\n' > "$tmp/rec/corrup
 # Live: a parent and its forked child with a known layout, as live_report_vs_smaps.sh.
 live=0
 if [ "$(id -u)" -eq 0 ]; then
-	cc -std=gnu11 -O1 -static -o "$tmp/layout" "$root/tests/progs/layout.c"
-	"$tmp/layout" 8 2 > "$tmp/ready" &
-	pids+=($!)
-	for _ in $(seq 100); do grep -q '^ready' "$tmp/ready" 2>/dev/null && break; sleep 0.1; done
-	read -r _ parent child _ < <(sed -e 's/parent=//' -e 's/child=//' "$tmp/ready")
-	pids+=("$child")
+	. "$root/tests/cases/lib/layout.sh"
+	layout_build
+	layout_start db
+	parent=$layout_parent child=$layout_child
 	for p in "$parent" "$child"; do cp "/proc/$p/smaps_rollup" "$tmp/rollup.$p"; done
 	"$bin" snap --pid "$parent" --every 0.1 --count 3 -o "$tmp/rec/rounds.rec"
 	# tags given to the writer travel in the header (tags=) into the database

@@ -11,15 +11,12 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-# Static: with a shared libc, other processes starting and exiting on the machine move the
-# mapcounts of libc's pages between the two reads, and PSS with them (measured: 1-4 KiB).
-# Statically linked, the only sharing is between the parent and its child.
-cc -std=gnu11 -O1 -static -o "$tmp/layout" tests/progs/layout.c
-"$tmp/layout" 8 2 > "$tmp/ready" &
-pids+=($!)
-for _ in $(seq 100); do grep -q '^ready' "$tmp/ready" 2>/dev/null && break; sleep 0.1; done
-read -r _ parent child _ < <(sed -e 's/parent=//' -e 's/child=//' "$tmp/ready")
-pids+=("$child")
+# Static (tests/cases/lib/layout.sh): with a shared libc, other processes move the mapcounts
+# of libc's pages between the two reads, and PSS with them (measured: 1-4 KiB).
+. tests/cases/lib/layout.sh
+layout_build
+layout_start root
+parent=$layout_parent child=$layout_child
 
 # Both processes are blocked: the kernel's view and the snapshot see the same pages.
 for p in "$parent" "$child"; do cp "/proc/$p/smaps_rollup" "$tmp/rollup.$p"; done
@@ -50,11 +47,8 @@ done
 user=nobody
 if id "$user" >/dev/null 2>&1 && command -v runuser >/dev/null; then
 	chmod 755 "$tmp"
-	runuser -u "$user" -- "$tmp/layout" 8 2 > "$tmp/ready.user" &
-	pids+=($!)
-	for _ in $(seq 100); do grep -q '^ready' "$tmp/ready.user" 2>/dev/null && break; sleep 0.1; done
-	read -r _ uparent uchild _ < <(sed -e 's/parent=//' -e 's/child=//' "$tmp/ready.user")
-	pids+=("$uparent" "$uchild")
+	layout_start user "$user"
+	uparent=$layout_parent uchild=$layout_child
 	for p in "$uparent" "$uchild"; do
 		cp "/proc/$p/smaps_rollup" "$tmp/urollup.$p"
 		awk '$1 == "Pss:" { s += $2 } END { print s }' "/proc/$p/smaps" > "$tmp/upss.$p"
