@@ -209,14 +209,17 @@ struct builder {
 	const char *file;
 };
 
+static void proc_free(struct proc *p)
+{
+	for (size_t j = 0; j < p->nvmas; j++)
+		free(p->vmas[j].path), free(p->vmas[j].runs);
+	free(p->vmas), free(p->comm), free(p->exe);
+}
+
 static void snapshot_free(struct model *m)
 {
-	for (size_t i = 0; i < m->nprocs; i++) {
-		struct proc *p = &m->procs[i];
-		for (size_t j = 0; j < p->nvmas; j++)
-			free(p->vmas[j].path), free(p->vmas[j].runs);
-		free(p->vmas), free(p->comm), free(p->exe);
-	}
+	for (size_t i = 0; i < m->nprocs; i++)
+		proc_free(&m->procs[i]);
 	free(m->procs);
 	for (size_t u = 0; u < m->nunits; u++)
 		free(m->units[u]);
@@ -382,12 +385,33 @@ static void on_task(struct builder *b, const struct ps_task *t)
 }
 
 /* Attach threads to their address spaces and record the history line of each process. */
+/* Processes that exited while the source read them: what was read of them is no process's
+ * whole memory any more, so they leave the snapshot (their unknown pages with them), with a
+ * note. Their pages read before they exited stay in the distinct-page total. */
+static void drop_gone(struct builder *b)
+{
+	struct model *m = &b->cur;
+	size_t kept = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct proc *p = &m->procs[i];
+		if (!p->gone) {
+			m->procs[kept++] = *p;
+			continue;
+		}
+		for (size_t j = 0; j < p->nvmas; j++)
+			m->unknown_pages -= p->vmas[j].sum.unknown <= m->unknown_pages ?
+					    p->vmas[j].sum.unknown : m->unknown_pages;
+		xappendf(&m->warnings, "pid %llu (%s) exited during the snapshot: left out (its pages "
+			 "read before it exited still count in the distinct total)",
+			 (unsigned long long)p->tgid, p->comm ? p->comm : "?");
+		proc_free(p);
+	}
+	m->nprocs = kept;
+}
+
 static void finish_snapshot(struct builder *b)
 {
 	struct model *m = &b->cur;
-	if (m->unknown_pages)
-		xappendf(&m->partial_why, "%llu pages in unknown state (their page tables could not "
-			 "be read; see the u records)", (unsigned long long)m->unknown_pages);
 	for (size_t i = 0; i < b->ntasks; i++) {
 		const struct ps_task *t = &b->tasks[i].t;
 		struct proc *p = t->mm == PS_UNKNOWN ? NULL : proc_for_mm(b, t->mm);
@@ -412,6 +436,10 @@ static void finish_snapshot(struct builder *b)
 		p->exiting |= t->exiting;
 	}
 	b->ntasks = 0;
+	drop_gone(b); /* after the tasks: they find their process through proc_of_mm's indexes */
+	if (m->unknown_pages)
+		xappendf(&m->partial_why, "%llu pages in unknown state (their page tables could not "
+			 "be read; see the u records)", (unsigned long long)m->unknown_pages);
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct proc *p = &m->procs[i];
 		if (p->pid == PS_UNKNOWN)
@@ -517,9 +545,15 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 					    rec.u.unknown.npages, '?');
 			break;
 		case PS_REC_SUM: on_sum(&b, &rec.u.sum, rec.line); break;
-		case PS_REC_WARN:
-			xappendf(&b.cur.partial_why, "the source warned: %s", rec.u.warn.reason);
+		case PS_REC_WARN: {
+			struct proc *p = NULL;
+			if (rec.u.warn.kind && strcmp(rec.u.warn.kind, "gone") == 0 &&
+			    rec.u.warn.mm != PS_UNKNOWN && (p = proc_for_mm(&b, rec.u.warn.mm)))
+				p->gone = true; /* left out at the end of the snapshot, not a failure */
+			else
+				xappendf(&b.cur.partial_why, "the source warned: %s", rec.u.warn.reason);
 			break;
+		}
 		case PS_REC_END:
 			b.cur.complete = rec.u.end.complete;
 			if (!rec.u.end.complete)

@@ -42,6 +42,7 @@ struct proc {
 	uint64_t rss_file, rss_anon, rss_shmem, rss_swap;
 	uint64_t start_brk, brk, start_stack, total_vm;
 	bool exiting;
+	bool gone;               /* exited while the source read it (warn kind=gone): left out */
 	struct vma_info *vmas;
 	size_t nvmas, capvmas;
 };

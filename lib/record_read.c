@@ -1125,6 +1125,7 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			break;
 		case PS_REC_WARN:
 			rec->u.warn.reason = kv_str(&kv, "reason");
+			rec->u.warn.kind = kv_str(&kv, "kind");
 			ok = kv_num(r, &kv, "warn", "mm", false, false, &rec->u.warn.mm) < 0 ||
 			     kv_num(r, &kv, "warn", "at", true, false, &rec->u.warn.at) < 0 ? -1 : 0;
 			break;

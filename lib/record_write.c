@@ -588,6 +588,8 @@ int ps_write_warn(struct ps_writer *w, const struct ps_warn *wr)
 		kv_dec(w, "mm", wr->mm);
 	if (wr->at != PS_UNKNOWN)
 		kv_hex(w, "at", wr->at);
+	if (wr->kind && *wr->kind)
+		kv_str(w, "kind", wr->kind);
 	kv_str(w, "reason", wr->reason);
 	return end_line(w);
 }

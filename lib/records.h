@@ -159,6 +159,8 @@ struct ps_vma_sum {
 struct ps_warn {
 	uint64_t mm, at; /* PS_UNKNOWN if absent */
 	const char *reason;
+	const char *kind; /* 1.1: "gone" = the process of mm exited while it was read (not a
+			   * failure: it is left out); "" or NULL: could not read */
 };
 
 struct ps_end {

@@ -41,9 +41,11 @@
  * Processes come and go: all files of one are read through its /proc/PID opened once, so a
  * PID that a new process gets meanwhile is never mixed in. One that is gone before any of its
  * records were written is simply not in the snapshot (it was not there when we looked), unless
- * it was asked for by --pid. A process that exits while being written, an unreadable file, or
- * a missing --pid process gives a one-line message, a warn record, `u` records for what could
- * not be read, and a partial end record (exit status 1).
+ * it was asked for by --pid. A process that exits while being written is recorded as gone
+ * (one line, a warn record of kind=gone, `u` records for the rest): not a failure, the
+ * snapshot stays complete. An unreadable file, or a missing --pid process, gives a one-line
+ * message, a warn record, `u` records for what could not be read, and a partial end record
+ * (exit status 1).
  */
 #include "atomic_file.h"
 #include "commands.h"
@@ -734,8 +736,14 @@ static ssize_t write_chunk(struct snap *s, struct proc_ctx *p, const struct ps_v
 	if ((size_t)got < n) {
 		uint64_t at = va + (uint64_t)got * s->page_size;
 		if (!p->failed) {
-			problem(s, p->mm_id, at, "pid %llu: /proc/%llu/pagemap: process exited during the snapshot",
-				(unsigned long long)p->pid, (unsigned long long)p->pid);
+			/* Not a failure: processes come and go. Recorded as gone (the analyzer leaves
+			 * it out, and says so), the snapshot stays complete. */
+			char reason[160];
+			snprintf(reason, sizeof reason, "pid %llu exited during the snapshot",
+				 (unsigned long long)p->pid);
+			fprintf(stderr, "pagesleuth snap: %s: left out\n", reason);
+			ps_write_warn(s->w, &(struct ps_warn){ .mm = p->mm_id, .at = at, .kind = "gone",
+							      .reason = reason });
 			p->failed = "pid-gone";
 		}
 		add_unknown(s, r, at, (vma->end - at) / s->page_size, p->failed);

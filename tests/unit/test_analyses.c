@@ -637,6 +637,26 @@ static void test_hidden_smaps(void)
 	unload(&L);
 }
 
+/* A process that exited while it was read (warn kind=gone): left out with a warning, the
+ * snapshot stays complete. */
+static void test_gone(void)
+{
+	struct loaded L;
+	if (!LOAD(&L, "tests/records/gone.rec", -1))
+		return;
+	CHECK(!L.r.partial, "a process that exited made the snapshot partial: %s",
+	      L.r.partial_why ? L.r.partial_why : "");
+	CHECK_U64(L.m.nprocs, 1);
+	CHECK(L.m.warnings && strstr(L.m.warnings, "pid 701 (quitter) exited during the snapshot"),
+	      "no warning naming the process that exited: %s", L.m.warnings ? L.m.warnings : "(none)");
+	const struct table *t = TAB(&L.r, "total");
+	EXPECT_ROW(t, 0, { "user_pages", 5 }, { "unknown_pages", 0 }, { "processes", 1 }, { "vmas", 1 });
+	const struct table *p = TAB(&L.r, "pss");
+	EXPECT_NROWS(p, 1);
+	EXPECT_ROW(p, ROW_U(p, "pid", 700), { "rss_kib", 12 });
+	unload(&L);
+}
+
 static void test_hidden(void)
 {
 	struct loaded L;
@@ -1550,6 +1570,7 @@ int main(void)
 	test_diff();
 	test_diff_boot();
 	test_hidden_smaps();
+	test_gone();
 	test_sumonly();
 	test_overlap();
 	test_partial();
