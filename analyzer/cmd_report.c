@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum analysis_id { A_SUMMARY, A_RESMAP, A_UNITMAP, A_UNITS, A_MIXED, A_TOTAL, A_PAGES, A_PSS,
+enum analysis_id { A_OVERVIEW, A_SUMMARY, A_RESMAP, A_UNITMAP, A_UNITS, A_MIXED, A_TOTAL, A_PAGES, A_PSS,
 		   A_THRASH, A_WS, A_WS_SERIES, A_PEAKS, A_HOT, A_OBJ, A_ALLOC, A_WSS, A_COUNT };
 
 /* What an analysis reads: a snapshot, or one kind of trace record. */
@@ -24,6 +24,7 @@ static const struct {
 	enum needs needs;
 	const char *what;
 } analyses[A_COUNT] = {
+	[A_OVERVIEW] = { "overview", true, true, N_SNAPSHOT, "the answer first: total memory, the processes and mapped objects with the most PSS (KiB/MiB/GiB)" },
 	[A_SUMMARY] = { "summary", true, true, N_SNAPSHOT, "per process: stack, heap+bss, data, text, library data/text; virtual and resident" },
 	[A_RESMAP] = { "resmap", false, true, N_SNAPSHOT, "per process resident maps, 64 pages per line" },
 	[A_UNITMAP] = { "unitmap", false, true, N_SNAPSHOT, "resident maps per executable unit across processes" },
@@ -65,7 +66,7 @@ static void report_usage(FILE *out)
 		"usage: pagesleuth report [OPTIONS] RECORDS\n"
 		"Analyse a record file (docs/record-format.md); '-' reads standard input.\n\n"
 		"  -a, --analysis LIST  comma-separated analyses, or 'all' (everything but pages and\n"
-		"                       ws-series); default: summary,units,mixed,total,pss,thrash for\n"
+		"                       ws-series); default: overview,total,pss,units,summary,mixed,thrash for\n"
 		"                       snapshots and ws,peaks,hot,obj,alloc,wss for trace records;\n"
 		"                       the default and 'all' skip analyses whose records the file\n"
 		"                       lacks, a named analysis says so in its table\n"
@@ -144,14 +145,17 @@ static int run_analyses(const struct model *m, const bool on[A_COUNT], const cha
 			struct report *r)
 {
 	size_t first_table = r->ntables;
+	/* the answer first, then the detail */
+	if (on[A_OVERVIEW])
+		an_overview(m, r);
 	if (on[A_TOTAL])
 		an_total(m, r);
-	if (on[A_SUMMARY])
-		an_summary(m, r);
 	if (on[A_PSS])
 		an_pss(m, r);
 	if (on[A_UNITS])
 		an_unit_totals(m, r);
+	if (on[A_SUMMARY])
+		an_summary(m, r);
 	if (on[A_MIXED])
 		an_mixed(m, r);
 	if (on[A_THRASH])

@@ -151,6 +151,7 @@ enum summary_group model_summary_group(enum ps_vma_kind kind);
 const char *model_summary_group_name(enum summary_group g);
 
 /* ---- analyses (analyzer/an_*.c): each adds its tables to the report --------------------- */
+void an_overview(const struct model *m, struct report *r);   /* the answer first */
 void an_summary(const struct model *m, struct report *r);    /* 1 */
 void an_resmap(const struct model *m, struct report *r);     /* 2 */
 void an_unitmap(const struct model *m, struct report *r);    /* 3 */

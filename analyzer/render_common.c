@@ -29,7 +29,7 @@ const char *render_number(const struct column *col, const struct cell *c, char *
 {
 	switch (c->kind) {
 	case CELL_U64:
-		snprintf(buf, RENDER_NUM_MAX, col->hex ? "%" PRIx64 : "%" PRIu64, c->u);
+		snprintf(buf, RENDER_NUM_MAX, col->format == COL_HEX ? "%" PRIx64 : "%" PRIu64, c->u);
 		return buf;
 	case CELL_I64:
 		snprintf(buf, RENDER_NUM_MAX, "%" PRId64, c->i);
@@ -166,10 +166,14 @@ size_t render_map_group_end(const struct table *t, size_t first)
 
 int render_finish(FILE *out)
 {
+	/* A write that failed while rendering left the stream's error flag and its errno (a full
+	 * disk's ENOSPC); the final flush may then have nothing left to write and say nothing:
+	 * keep that errno rather than a vague EIO. */
+	int earlier = ferror(out) ? errno : 0;
 	errno = 0;
 	if (fflush(out) != 0 || ferror(out)) {
 		if (errno == 0)
-			errno = EIO;
+			errno = earlier ? earlier : EIO;
 		return -1;
 	}
 	return 0;
@@ -190,6 +194,20 @@ const char *render_cell_number(const struct table *t, size_t col, const struct c
 			       enum render_float mode)
 {
 	unsigned decimals = t->decimals && col < t->ncols ? t->decimals[col] : 0;
+	if (mode == FLOAT_HUMAN && col < t->ncols && t->cols[col].format == COL_BYTES &&
+	    c->kind == CELL_U64) {
+		static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+		if (c->u < 1024) {
+			snprintf(buf, RENDER_NUM_MAX, "%llu B", (unsigned long long)c->u);
+			return buf;
+		}
+		double v = (double)c->u / 1024;
+		size_t k = 0;
+		while (v >= 1024 && k + 1 < sizeof units / sizeof units[0])
+			v /= 1024, k++;
+		snprintf(buf, RENDER_NUM_MAX, "%.1f %s", v, units[k]);
+		return buf;
+	}
 	if (mode == FLOAT_HUMAN && c->kind == CELL_F64 && decimals) {
 		snprintf(buf, RENDER_NUM_MAX, "%.*f", (int)decimals, c->f);
 		return buf;

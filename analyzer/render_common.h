@@ -13,7 +13,7 @@
  * string that reads back to the same double). */
 enum render_float { FLOAT_HUMAN, FLOAT_EXACT };
 
-/* Formats a numeric cell (U64 honouring col->hex, I64, F64) into buf and returns buf.
+/* Formats a numeric cell (U64 honouring col->format (hex), I64, F64) into buf and returns buf.
  * Returns NULL for CELL_NONE and CELL_STR: the caller handles those. */
 const char *render_number(const struct column *col, const struct cell *c, char *buf,
 			  enum render_float mode);

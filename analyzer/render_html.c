@@ -148,7 +148,7 @@ static void put_grid(const struct table *t, FILE *out)
 		const struct column *col = &t->cols[c];
 		bool num = render_col_numeric(col);
 		fprintf(out, "<th%s data-type=\"%s\">", num ? " class=\"n\"" : "",
-			!num ? "str" : col->hex && col->kind == CELL_U64 ? "hex" : "num");
+			!num ? "str" : col->format == COL_HEX && col->kind == CELL_U64 ? "hex" : "num");
 		render_xml_escaped(col->title ? col->title : col->name, out);
 		fputs("</th>", out);
 	}

@@ -143,7 +143,7 @@ static void put_table(const struct table *t, FILE *out)
 		fputs(", \"title\": ", out);
 		put_string(col->title ? col->title : "", out);
 		fprintf(out, ", \"type\": \"%s\", \"hex\": %s}", type_name(col->kind),
-			col->hex ? "true" : "false");
+			col->format == COL_HEX ? "true" : "false");
 	}
 	fputs(t->ncols ? "\n      ],\n      \"chart\": " : "],\n      \"chart\": ", out);
 	put_chart(t->chart, out);

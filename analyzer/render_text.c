@@ -122,7 +122,7 @@ static void render_grid(const struct table *t, FILE *out)
 
 static void format_offset(const struct table *t, size_t row, char *buf)
 {
-	bool hex = MAP_COL_OFFSET < t->ncols && t->cols[MAP_COL_OFFSET].hex;
+	bool hex = MAP_COL_OFFSET < t->ncols && t->cols[MAP_COL_OFFSET].format == COL_HEX;
 	snprintf(buf, RENDER_NUM_MAX, hex ? "%" PRIx64 : "%" PRIu64,
 		 render_map_u64(t, row, MAP_COL_OFFSET));
 }

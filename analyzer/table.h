@@ -29,7 +29,10 @@ struct column {
 	const char *name;  /* machine name: csv header, json key ("rss_pages") */
 	const char *title; /* human heading for text/html ("RSS") */
 	enum cell_kind kind;
-	bool hex;          /* render CELL_U64 as hex (addresses) */
+	/* How a CELL_U64 is shown: COL_DEC (0, "false" in the tables' initialisers), COL_HEX
+	 * (1, "true": addresses), COL_BYTES (a size in bytes: KiB/MiB/GiB for people, the exact
+	 * number in CSV and JSON). */
+	enum column_format { COL_DEC, COL_HEX, COL_BYTES } format;
 };
 
 /* STYLE_GRID: an ordinary table. STYLE_MAP: a resident map; its columns are fixed (see
