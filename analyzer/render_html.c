@@ -41,7 +41,8 @@ static const char html_style[] =
 	"pre{font-size:12px;line-height:1.15}\n"
 	"</style>\n";
 
-/* Optional: click a header to sort by that column. Hex columns compare as hex numbers. */
+/* Optional: click a header to sort by that column. Hex columns compare as hex numbers, sizes
+ * shown as KiB/MiB/GiB by their exact value (data-v). */
 static const char html_script[] =
 	"<script>//<![CDATA[\n"
 	"document.querySelectorAll('table.grid th').forEach(function(th){\n"
@@ -51,7 +52,8 @@ static const char html_script[] =
 	"  var asc=th.dataset.dir!=='asc';\n"
 	"  th.parentNode.querySelectorAll('th').forEach(function(h){delete h.dataset.dir;});\n"
 	"  th.dataset.dir=asc?'asc':'desc';\n"
-	"  function key(tr){var s=tr.cells[i].textContent;if(type==='str')return s;\n"
+	"  function key(tr){var d=tr.cells[i].dataset.v;if(d!==undefined)return parseFloat(d);\n"
+	"   var s=tr.cells[i].textContent;if(type==='str')return s;\n"
 	"   if(s==='-')return -Infinity;return type==='hex'?parseInt(s,16):parseFloat(s);}\n"
 	"  var rows=Array.prototype.map.call(body.rows,function(tr){return [key(tr),tr];});\n"
 	"  rows.sort(function(a,b){var c=type==='str'?(a[0]<b[0]?-1:a[0]>b[0]?1:0):a[0]-b[0];\n"
@@ -160,6 +162,8 @@ static void put_grid(const struct table *t, FILE *out)
 			size_t indent = render_tree_indent(t, r, c);
 			if (indent)
 				fprintf(out, "<td style=\"padding-left:%.1fem\">", 0.4 + 0.5 * (double)indent);
+			else if (t->cols[c].format == COL_BYTES && cell->kind == CELL_U64)
+				fprintf(out, "<td class=\"n\" data-v=\"%llu\">", (unsigned long long)cell->u);
 			else
 				fputs(render_col_numeric(&t->cols[c]) ? "<td class=\"n\">" : "<td>", out);
 			if (cell->kind == CELL_STR)
