@@ -24,8 +24,8 @@ TOOL_SRC     := $(CORE_SRC) $(CLI_SRC)
 HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h coredump/*.h trace/*.h db/*.h tests/unit/*.h)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 # libkdumpfile: dump formats; libelf/libdw: vmlinux DWARF and ELF details; libbpf: BTF;
-# sqlite3 and libpq: the snapshot database's two backends.
-LDLIBS       := -lkdumpfile -ldw -lelf -lbpf -lsqlite3 -lpq -lz -lm
+# sqlite3 and libpq: the snapshot database's two backends; zstd and zlib: compressed records.
+LDLIBS       := -lkdumpfile -ldw -lelf -lbpf -lsqlite3 -lpq -lzstd -lz -lm -lpthread
 # B: build directory (helpers building in parallel use B=/tmp/something).
 B            ?= build
 

@@ -64,7 +64,8 @@ static void report_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pagesleuth report [OPTIONS] RECORDS\n"
-		"Analyse a record file (docs/record-format.md); '-' reads standard input.\n\n"
+		"Analyse a record file (docs/record-format.md); '-' reads standard input; zstd- and\n"
+		"gzip-compressed files (.zst, .gz) are read as they are.\n\n"
 		"  -a, --analysis LIST  comma-separated analyses, or 'all' (everything but pages and\n"
 		"                       ws-series); default: overview,total,pss,units,summary,mixed,thrash for\n"
 		"                       snapshots and ws,peaks,hot,obj,alloc,wss for trace records;\n"

@@ -1,5 +1,6 @@
 /* model.c - stream a record file into the per-snapshot model the analyses read. */
 #include "model.h"
+#include "decompress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -502,9 +503,18 @@ static void finish_snapshot(struct builder *b)
 int model_load(struct model *m, const char *path, const struct model_options *opt, char **err)
 {
 	memset(m, 0, sizeof *m);
-	struct ps_reader *r = ps_reader_open(path, err);
-	if (!r)
+	/* zstd or gzip: inflated on the way (analyzer/decompress.c) */
+	struct decompress *dz;
+	int dz_fd;
+	if (decompress_open(path, &dz_fd, &dz, err) < 0)
 		return -1;
+	struct ps_reader *r = dz ? ps_reader_open_fd(dz_fd, path, err) : ps_reader_open(path, err);
+	if (!r) {
+		char *derr = NULL;
+		if (decompress_close(dz, dz_fd, &derr) < 0) /* the cause, rather than its effect */
+			free(*err), *err = derr;
+		return -1;
+	}
 	const struct ps_header *h = ps_reader_header(r);
 	m->source = xstrdup(h->source), m->arch = xstrdup(h->arch);
 	m->release = xstrdup(h->release), m->dump = xstrdup(h->dump);
@@ -600,6 +610,13 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 	if (rc >= 0 && m->trace.warnings)
 		xappendf(&m->warnings, "%.*s", (int)strlen(m->trace.warnings) - 1, m->trace.warnings);
 	ps_reader_close(r);
+	char *derr = NULL;
+	if (decompress_close(dz, dz_fd, &derr) < 0) {
+		if (rc < 0)
+			free(*err);
+		*err = derr;
+		rc = -1;
+	}
 	snapshot_free(&b.cur);
 	strindex_release_hash(&b.units);
 	free(b.proc_of_mm), free(b.tasks);

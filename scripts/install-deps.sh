@@ -8,6 +8,7 @@ packages=(
 	zlib1g-dev             # deflate for compressed outputs and crash's defs.h
 	libxml2-utils          # xmllint: the tests check that SVG/HTML output is well-formed
 	zstd                   # committed fixtures and example records are zstd-compressed
+	libzstd-dev            # report, diff and db import read .zst records as they are (zlib: .gz)
 	libkdumpfile-dev       # reading kernel dumps (fixture self-check, coredump/)
 	libelf-dev libdw-dev   # ELF and DWARF (coredump/, --vmlinux)
 	libbpf-dev             # BTF type information found inside dumps
