@@ -171,6 +171,9 @@ static void unit_cost(const struct model *m, struct report *r)
 		table_set_u64(t, row, C_PRIVATE, kib(m, priv[u]));
 	}
 	table_sort(t, C_PSS, true);
+	table_set_note(t, "CLEAN_SHARED and PRIVATE_COW count each process's resident pages (a page "
+		       "cache page mapped by 10 processes counts 10 times), PSS divides every page by "
+		       "its mappers: CLEAN_SHARED can exceed PSS");
 	free(pss), free(clean), free(priv), free(procs), free(last), free(lib);
 	report_add(r, t);
 }
