@@ -169,8 +169,21 @@ int atomic_open(struct atomic_file *af, const char *path, char **err)
 	}
 	struct stat st;
 	bool special = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	/* The cleanup signals wait while the file is created and registered: one arriving in
+	 * between would otherwise leave the new PATH.tmp.* behind (delivered after, it finds the
+	 * file registered and removes it). */
+	sigset_t cleanup_set, old_mask;
+	sigemptyset(&cleanup_set);
+	for (unsigned i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
+		sigaddset(&cleanup_set, cleanup_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &cleanup_set, &old_mask);
 	int fd = special ? open(path, O_WRONLY | O_CLOEXEC) : create_tmp(path, &af->tmp_path);
+	if (fd >= 0 && af->tmp_path)
+		track_tmp(af->tmp_path, true);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (fd < 0 || !(af->fp = fdopen(fd, "w"))) {
+		if (fd >= 0 && af->tmp_path)
+			track_tmp(af->tmp_path, false);
 		set_err(err, path, special ? "cannot open" : "cannot create", errno);
 		if (fd >= 0 && !special)
 			unlink(af->tmp_path);
@@ -180,8 +193,6 @@ int atomic_open(struct atomic_file *af, const char *path, char **err)
 		return -1;
 	}
 	setvbuf(af->fp, NULL, _IOFBF, OUT_BUF_SIZE);
-	if (af->tmp_path)
-		track_tmp(af->tmp_path, true);
 	return 0;
 }
 

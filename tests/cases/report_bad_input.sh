@@ -115,8 +115,18 @@ gzip -c "$REC/kinds.rec" >"$tmp/kinds.rec.gz"
 bad mistake-elf "$tmp/vmcore.elf" 1 "an ELF file (a kernel dump or core file?): run \`pagesleuth extract\`"
 bad mistake-kdump "$tmp/vmcore.kdump" 1 "a kdump-compressed kernel dump: run \`pagesleuth extract\` on it first"
 bad mistake-flat "$tmp/vmcore.flat" 1 "a flattened kdump"
-bad mistake-zstd "$tmp/kinds.rec.zst" 1 "zstd-compressed: decompress it first"
-bad mistake-gzip "$tmp/kinds.rec.gz" 1 "gzip-compressed: decompress it first"
+# compressed files are read as they are (report_compressed.sh); on standard input, where
+# nothing can be peeked back, the reader says what they are
+for z in zstd gzip; do
+	f=$tmp/kinds.rec.$([ $z = zstd ] && echo zst || echo gz)
+	"$P" report - <"$f" >"$tmp/stdin-$z.out" 2>"$tmp/stdin-$z.err"
+	rc=$?
+	checks=$((checks + 1))
+	[ $rc = 2 ] && grep -q "<stdin>:1: not a pagesleuth record file: $z-compressed: decompress it first" "$tmp/stdin-$z.err" ||
+		fail "stdin-$z: exit $rc: $(head -c 300 "$tmp/stdin-$z.err")"
+	run "file-$z" report -a total "$f"
+	[ "$(rc_of "file-$z")" = 0 ] || fail "file-$z: a $z-compressed record file was not read: $(head -c 300 "$tmp/file-$z.err")"
+done
 
 # ---- unknown record types: skipped, one warning per tag, exit 0 ----------------------------
 f=$tmp/unknown-tags.rec
