@@ -7,7 +7,6 @@
  * share of the processes' total PSS. The detail follows in the other tables.
  */
 #include "model.h"
-#include "strindex.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -79,24 +78,8 @@ void an_overview(const struct model *m, struct report *r)
 		total_pss += tot.pss, total_uss += tot.uss;
 	}
 	/* mapped objects, as librank names them */
-	struct strindex names = { 0 };
-	struct ranked *objs = NULL;
-	size_t cap = 0;
-	for (size_t i = 0; i < m->nprocs; i++)
-		for (size_t j = 0; j < m->procs[i].nvmas; j++) {
-			const struct vma_info *v = &m->procs[i].vmas[j];
-			uint32_t id = strindex_intern(&names, v->path[0] ? v->path : "[anon]");
-			if (id >= cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				objs = xrealloc(objs, ncap * sizeof *objs);
-				memset(objs + cap, 0, (ncap - cap) * sizeof *objs);
-				cap = ncap;
-			}
-			struct ranked *o = &objs[id];
-			o->name = names.strs[id], o->pid = PS_UNKNOWN;
-			o->pss += v->sum.pss, o->rss += v->sum.resident, o->uss += v->sum.single;
-			o->unknown |= !model_vma_pss_known(v);
-		}
+	struct mapped_objects mo;
+	model_mapped_objects(m, &mo);
 	/* the total: distinct pages (what the processes use together), PSS summed */
 	size_t row = table_add_row(t);
 	table_set_str(t, row, C_WHAT, "total");
@@ -116,15 +99,17 @@ void an_overview(const struct model *m, struct report *r)
 		qsort(procs, m->nprocs, sizeof *procs, by_pss);
 	for (size_t i = 0; i < m->nprocs && i < OVERVIEW_TOP; i++)
 		add_row(t, m, "process", &procs[i], total_pss);
-	if (names.n)
-		qsort(objs, names.n, sizeof *objs, by_pss);
-	for (size_t i = 0; i < names.n && i < OVERVIEW_TOP; i++)
-		add_row(t, m, "object", &objs[i], total_pss);
+	for (size_t i = 0; i < mo.n && i < OVERVIEW_TOP; i++) {
+		const struct mapped_object *o = &mo.obj[i];
+		struct ranked obj = { .name = o->name, .pid = PS_UNKNOWN, .pss = o->pss, .rss = o->rss,
+				      .uss = o->uss, .unknown = o->unknown };
+		add_row(t, m, "object", &obj, total_pss);
+	}
 	table_set_note(t, "total: RSS is the distinct physical memory of all processes (a page "
 		       "shared by many counts once), PSS and USS summed over them; then the %d processes and "
 		       "the %d mapped objects with the most PSS (the detail: the pss, librank, units "
 		       "and summary tables)", OVERVIEW_TOP, OVERVIEW_TOP);
-	free(procs), free(objs);
-	strindex_free(&names);
+	free(procs);
+	model_mapped_objects_free(&mo);
 	report_add(r, t);
 }

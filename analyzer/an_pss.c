@@ -7,7 +7,6 @@
  * process), private = anonymous pages in them (copy-on-write data, RELRO, bss).
  */
 #include "model.h"
-#include "strindex.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -62,21 +61,6 @@ static void per_process(const struct model *m, struct report *r)
 	report_add(r, t);
 }
 
-/* librank groups by the mapped object's name; anonymous mappings are "[anon]". */
-struct object_acc {
-	const char *name;
-	uint64_t procs, last_proc, vss, rss, pss, uss;
-	bool unknown; /* a mapping without mapcounts or a summary giving PSS */
-};
-
-static int object_cmp(const void *a, const void *b)
-{
-	const struct object_acc *x = a, *y = b;
-	if (x->pss != y->pss)
-		return x->pss < y->pss ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
 static void per_object(const struct model *m, struct report *r)
 {
 	enum { C_NAME, C_PROCS, C_VSS, C_RSS, C_PSS, C_USS, C_N };
@@ -87,46 +71,21 @@ static void per_object(const struct model *m, struct report *r)
 	};
 	struct table *t = table_new("librank", "PSS and USS per mapped object (KiB, as librank)",
 				    STYLE_GRID, C_N, cols);
-	struct strindex names = { 0 };
-	struct object_acc *acc = NULL;
-	size_t cap = 0;
-	for (size_t i = 0; i < m->nprocs; i++) {
-		const struct proc *p = &m->procs[i];
-		for (size_t j = 0; j < p->nvmas; j++) {
-			const struct vma_info *v = &p->vmas[j];
-			uint32_t id = strindex_intern(&names, v->path[0] ? v->path : "[anon]");
-			if (id >= cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				acc = xrealloc(acc, ncap * sizeof *acc);
-				memset(acc + cap, 0, (ncap - cap) * sizeof *acc);
-				cap = ncap;
-			}
-			struct object_acc *a = &acc[id];
-			a->name = names.strs[id];
-			if (a->last_proc != i + 1)
-				a->last_proc = i + 1, a->procs++;
-			a->vss += model_vma_pages(m, v);
-			a->rss += v->sum.resident;
-			a->pss += v->sum.pss;
-			a->uss += v->sum.single;
-			a->unknown |= !model_vma_pss_known(v);
-		}
-	}
-	if (names.n > 1) /* qsort's pointer may not be NULL, even for no elements */
-		qsort(acc, names.n, sizeof *acc, object_cmp);
-	for (size_t k = 0; k < names.n; k++) {
+	struct mapped_objects mo;
+	model_mapped_objects(m, &mo);
+	for (size_t k = 0; k < mo.n; k++) {
+		const struct mapped_object *o = &mo.obj[k];
 		size_t row = table_add_row(t);
-		table_set_str(t, row, C_NAME, acc[k].name);
-		table_set_u64(t, row, C_PROCS, acc[k].procs);
-		table_set_u64(t, row, C_VSS, kib(m, acc[k].vss));
-		table_set_u64(t, row, C_RSS, kib(m, acc[k].rss));
-		if (!acc[k].unknown) {
-			table_set_u64(t, row, C_PSS, pss_kib(acc[k].pss));
-			table_set_u64(t, row, C_USS, kib(m, acc[k].uss));
+		table_set_str(t, row, C_NAME, o->name);
+		table_set_u64(t, row, C_PROCS, o->procs);
+		table_set_u64(t, row, C_VSS, kib(m, o->vss));
+		table_set_u64(t, row, C_RSS, kib(m, o->rss));
+		if (!o->unknown) {
+			table_set_u64(t, row, C_PSS, pss_kib(o->pss));
+			table_set_u64(t, row, C_USS, kib(m, o->uss));
 		}
 	}
-	free(acc);
-	strindex_free(&names);
+	model_mapped_objects_free(&mo);
 	report_add(r, t);
 }
 

@@ -120,6 +120,56 @@ void model_unit_phys(const struct model *m, uint32_t u, uint64_t phys[3])
 	}
 }
 
+static int mapped_object_cmp(const void *a, const void *b)
+{
+	const struct mapped_object *x = a, *y = b;
+	if (x->pss != y->pss)
+		return x->pss < y->pss ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+void model_mapped_objects(const struct model *m, struct mapped_objects *out)
+{
+	struct strindex names = { 0 };
+	struct mapped_object *obj = NULL;
+	uint64_t *last_proc = NULL;
+	size_t cap = 0;
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (size_t j = 0; j < m->procs[i].nvmas; j++) {
+			const struct vma_info *v = &m->procs[i].vmas[j];
+			uint32_t id = strindex_intern(&names, v->path[0] ? v->path : "[anon]");
+			if (id >= cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				obj = xrealloc(obj, ncap * sizeof *obj);
+				last_proc = xrealloc(last_proc, ncap * sizeof *last_proc);
+				memset(obj + cap, 0, (ncap - cap) * sizeof *obj);
+				memset(last_proc + cap, 0, (ncap - cap) * sizeof *last_proc);
+				cap = ncap;
+			}
+			struct mapped_object *o = &obj[id];
+			o->name = names.strs[id];
+			if (last_proc[id] != i + 1)
+				last_proc[id] = i + 1, o->procs++;
+			o->vss += model_vma_pages(m, v);
+			o->rss += v->sum.resident, o->pss += v->sum.pss, o->uss += v->sum.single;
+			o->unknown |= !model_vma_pss_known(v);
+		}
+	if (names.n > 1) /* qsort's pointer may not be NULL, even for no elements */
+		qsort(obj, names.n, sizeof *obj, mapped_object_cmp);
+	free(last_proc);
+	out->obj = obj, out->n = names.n;
+	strindex_release_hash(&names); /* the strings stay, owned by the set */
+	out->names = names.strs;
+}
+
+void model_mapped_objects_free(struct mapped_objects *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		free(o->names[i]);
+	free(o->names), free(o->obj);
+	memset(o, 0, sizeof *o);
+}
+
 enum summary_group model_summary_group(enum ps_vma_kind kind)
 {
 	switch (kind) {

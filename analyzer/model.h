@@ -144,6 +144,20 @@ void model_describe(const struct model *m, struct report *r);
 int model_unit_class(enum ps_vma_kind kind);
 /* Unit U's distinct physical pages by class (text, data, bss), as m->unit_phys credits them. */
 void model_unit_phys(const struct model *m, uint32_t u, uint64_t phys[3]);
+/* Mapped objects as librank groups them: by the mapping's path, anonymous mappings as
+ * "[anon]"; totals over every process, sorted by PSS (largest first), then by name. */
+struct mapped_object {
+	const char *name;        /* owned by the set */
+	uint64_t procs, vss, rss, pss, uss; /* pages; pss in bytes << PS_PSS_SHIFT */
+	bool unknown;            /* a mapping whose PSS/USS nothing gave (model_vma_pss_known) */
+};
+struct mapped_objects {
+	struct mapped_object *obj;
+	size_t n;
+	char **names;
+};
+void model_mapped_objects(const struct model *m, struct mapped_objects *out);
+void model_mapped_objects_free(struct mapped_objects *o);
 /* Kind groups used by the per-process summary and its chart. */
 enum summary_group { SG_STACK, SG_HEAP_BSS, SG_DATA, SG_TEXT, SG_LIBDATA, SG_LIBTEXT,
 		     SG_ANON, SG_FILE, SG_OTHER, SG_COUNT };

@@ -157,6 +157,23 @@ static int add_point(void *ctx, int ncols, const char *const *v)
 	return 0;
 }
 
+/* Append to *COND one "snapshot s carries tag KEY=VALUE" clause per tag of TAGS (N of them),
+ * then for ONLY if not NULL, their values as parameters after the NP already in PARAMS (at
+ * most CAP in all). */
+static void add_tag_filters(char **cond, const char **params, int *np, int cap,
+			    const struct db_tag *tags, size_t n, const struct db_tag *only)
+{
+	for (size_t i = 0; i < n + (only != NULL) && *np + 2 <= cap; i++) {
+		const struct db_tag *t = i < n ? &tags[i] : only;
+		params[(*np)++] = t->key, params[(*np)++] = t->value;
+		char *next = xasprintf("%s AND EXISTS (SELECT 1 FROM tag f%zu WHERE f%zu.snapshot_id = "
+				       "s.id AND f%zu.key = $%d AND f%zu.value = $%d)", *cond, i, i, i,
+				       *np - 1, i, *np);
+		free(*cond);
+		*cond = next;
+	}
+}
+
 /* What to fetch: SPEC's subject and measure, NAME (NULL: every name of the subject),
  * grouped by the tag SPEC->by (NULL: no group), restricted to SPEC's filters, and to the
  * snapshots carrying tag ONLY (NULL: all) or to snapshot ONLY_ID (< 0: all). */
@@ -177,13 +194,7 @@ static int fetch(struct db *db, const struct db_series_spec *spec, const char *n
 		join_group = join_group_owned;
 		group = "g.value";
 	}
-	for (size_t i = 0; i < spec->nfilters + (only != NULL) && np + 2 <= 60; i++) {
-		const struct db_tag *t = i < spec->nfilters ? &spec->filters[i] : only;
-		params[np++] = t->key, params[np++] = t->value;
-		next = xasprintf("%s AND EXISTS (SELECT 1 FROM tag f%zu WHERE f%zu.snapshot_id = s.id "
-				 "AND f%zu.key = $%d AND f%zu.value = $%d)", cond, i, i, i, np - 1, i, np);
-		free(cond), cond = next;
-	}
+	add_tag_filters(&cond, params, &np, 60, spec->filters, spec->nfilters, only);
 	char idbuf[24];
 	if (only_id >= 0) {
 		snprintf(idbuf, sizeof idbuf, "%" PRId64, only_id);
@@ -367,15 +378,10 @@ int db_ls(struct db *db, const struct db_tag *filters, size_t nfilters, struct r
 	};
 	describe_report(r, db->target, "ls");
 	struct table *t = table_new("snapshots", "Snapshots in the database", STYLE_GRID, L_NCOLS, cols);
-	char *cond = xstrdup("1 = 1"), *next;
+	char *cond = xstrdup("1 = 1");
 	const char *params[64];
 	int np = 0;
-	for (size_t i = 0; i < nfilters && np + 2 <= 64; i++) {
-		params[np++] = filters[i].key, params[np++] = filters[i].value;
-		next = xasprintf("%s AND EXISTS (SELECT 1 FROM tag f%zu WHERE f%zu.snapshot_id = s.id "
-				 "AND f%zu.key = $%d AND f%zu.value = $%d)", cond, i, i, i, np - 1, i, np);
-		free(cond), cond = next;
-	}
+	add_tag_filters(&cond, params, &np, 64, filters, nfilters, NULL);
 	char *sql = xasprintf("SELECT s.id, s.captured, s.source, s.release, s.processes, "
 			      "s.user_bytes, s.complete, s.dump, s.file FROM snapshot s WHERE %s "
 			      "ORDER BY s.id", cond);
