@@ -75,6 +75,7 @@
 #define DEFAULT_MAX_JOBS 4u
 #define MAX_JOBS 64u
 #define PF_EXITING_FLAG 0x4u /* include/linux/sched.h */
+#define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h: a kernel thread */
 /* Swap types at or above this are special entries (migration, hwpoison, device, markers):
  * MAX_SWAPFILES is 32 minus at most 9 of those in any configuration. */
 #define MIN_MAX_SWAPFILES 23u
@@ -1080,10 +1081,8 @@ static const char *pid_not_snappable(uint64_t pid)
 	size_t n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
 	buf[n] = 0;
-	/* the flags are the 9th field, after "(comm)", which may hold spaces and parentheses */
-	const char *p = strrchr(buf, ')');
-	unsigned long long flags = 0;
-	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %llu", &flags) == 1 && (flags & 0x00200000))
+	struct proc_stat st;
+	if (proc_parse_stat(buf, &st) == 0 && (st.flags & PF_KTHREAD_FLAG))
 		return "a kernel thread (PF_KTHREAD): no user memory";
 	return NULL;
 }
