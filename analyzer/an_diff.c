@@ -245,8 +245,41 @@ static void diff_total(const struct model *a, const struct model *b, struct repo
 	report_add(r, t);
 }
 
+/* The kernel's own counters, A to B (both must have them): which of /proc/meminfo's fields
+ * moved, the largest change first — slab growth between two dumps of a leaking board. */
+static void diff_meminfo(const struct model *a, const struct model *b, struct report *r)
+{
+	enum { C_FIELD, C_A, C_B, C_D, C_ABS, C_N };
+	static const struct column cols[C_N] = {
+		{ "field", "FIELD", CELL_STR, false }, { "a_kb", "A_KB", CELL_U64, false },
+		{ "b_kb", "B_KB", CELL_U64, false }, { "delta_kb", "+-KB", CELL_I64, false },
+		{ "abs_delta_kb", "|+-KB|", CELL_U64, false },
+	};
+	if (!a->ncounters || !b->ncounters)
+		return;
+	struct table *t = table_new("diff-meminfo", "The kernel's /proc/meminfo fields that changed "
+				    "from A to B (kB; counts for HugePages_*)", STYLE_GRID, C_N, cols);
+	for (size_t i = 0; i < b->ncounters; i++) {
+		const struct kcounter *c = &b->counters[i];
+		uint64_t va;
+		if (strcmp(c->set, "meminfo") != 0 || c->value == PS_UNKNOWN ||
+		    !model_counter(a, "meminfo", c->name, &va) || va == c->value)
+			continue;
+		int64_t d = (int64_t)(c->value - va);
+		size_t row = table_add_row(t);
+		table_set_str(t, row, C_FIELD, c->name);
+		table_set_u64(t, row, C_A, va);
+		table_set_u64(t, row, C_B, c->value);
+		table_set_i64(t, row, C_D, d);
+		table_set_u64(t, row, C_ABS, (uint64_t)abs64(d));
+	}
+	table_sort(t, C_ABS, true);
+	report_add(r, t);
+}
+
 void an_diff(const struct model *a, const struct model *b, struct report *r)
 {
+	diff_meminfo(a, b, r);
 	diff_total(a, b, r);
 	diff_procs(a, b, r);
 	diff_kinds(a, b, r);

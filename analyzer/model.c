@@ -276,6 +276,9 @@ static void snapshot_free(struct model *m)
 		free(m->units[u]);
 	free(m->units), free(m->unit_phys), free(m->pfns.slots);
 	free(m->partial_why), free(m->warnings), free(m->snapshot_time);
+	for (size_t i = 0; i < m->ncounters; i++)
+		free(m->counters[i].set), free(m->counters[i].name), free(m->counters[i].zone);
+	free(m->counters);
 	m->procs = NULL, m->nprocs = m->capprocs = 0;
 	m->units = NULL, m->unit_phys = NULL, m->nunits = m->capunits = 0;
 	memset(&m->pfns, 0, sizeof m->pfns);
@@ -533,6 +536,7 @@ static void finish_snapshot(struct builder *b)
 		k->unknown_pages = m->unknown_pages, k->excluded_pages = m->excluded_pages;
 		k->distinct_anon = m->distinct_anon;
 		k->sum_only_pages = m->sum_only_pages;
+		k->counters = m->counters, k->ncounters = m->ncounters, k->capcounters = m->capcounters;
 		k->complete = m->complete;
 		k->partial_why = m->partial_why;
 		k->warnings = m->warnings;
@@ -614,6 +618,18 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 				xappendf(&b.cur.partial_why, "the source warned: %s", rec.u.warn.reason);
 			break;
 		}
+		case PS_REC_COUNTER: {
+			struct model *c = &b.cur;
+			if (c->ncounters == c->capcounters) {
+				c->capcounters = c->capcounters ? 2 * c->capcounters : 256;
+				c->counters = xrealloc(c->counters, c->capcounters * sizeof *c->counters);
+			}
+			const struct ps_counter *pc = &rec.u.counter;
+			c->counters[c->ncounters++] = (struct kcounter){
+				.set = xstrdup(pc->set), .name = xstrdup(pc->name),
+				.zone = xstrdup(pc->zone ? pc->zone : ""), .node = pc->node, .value = pc->value };
+			break;
+		}
 		case PS_REC_END:
 			b.cur.complete = rec.u.end.complete;
 			if (!rec.u.end.complete)
@@ -682,6 +698,18 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 		return -1;
 	}
 	return 0;
+}
+
+bool model_counter(const struct model *m, const char *set, const char *name, uint64_t *value)
+{
+	for (size_t i = 0; i < m->ncounters; i++) {
+		const struct kcounter *c = &m->counters[i];
+		if (!c->zone[0] && strcmp(c->name, name) == 0 && strcmp(c->set, set) == 0) {
+			*value = c->value;
+			return c->value != PS_UNKNOWN;
+		}
+	}
+	return false;
 }
 
 void model_free(struct model *m)

@@ -67,6 +67,12 @@ struct proc_history {
 	char comm[32];
 };
 
+/* One of the kernel's own counters (counter records, 1.2), owned copies. */
+struct kcounter {
+	char *set, *name, *zone; /* zone "" when not per zone */
+	uint64_t node, value;    /* PS_UNKNOWN: not per node / unknown */
+};
+
 struct model {
 	/* header identity (owned copies) */
 	char *source, *arch, *release, *dump, *dump_id, *time, *excluded, *pids, *tool;
@@ -87,6 +93,9 @@ struct model {
 	uint64_t pfn_hidden_pages, swapped_pages, unknown_pages, excluded_pages;
 	uint64_t distinct_anon; /* distinct PFNs whose first mapping was an anonymous page */
 	uint64_t sum_only_pages; /* resident pages known only from sum records (no page runs) */
+
+	struct kcounter *counters; /* the snapshot's counter records, in file order */
+	size_t ncounters, capcounters;
 
 	bool complete;          /* the snapshot had an end record with status=complete */
 	char *partial_why;      /* reasons, one per line */
@@ -117,6 +126,8 @@ struct model_options {
  * of trace records only (no snapshot) loads with m->snapshots == 0; a file with neither
  * snapshots nor trace records is an error. */
 int model_load(struct model *m, const char *path, const struct model_options *opt, char **err);
+/* A counter of the kept snapshot by set and name (not per zone); false if absent/unknown. */
+bool model_counter(const struct model *m, const char *set, const char *name, uint64_t *value);
 void model_free(struct model *m);
 
 const char *model_unit_name(const struct model *m, uint32_t unit);
@@ -165,6 +176,7 @@ enum summary_group model_summary_group(enum ps_vma_kind kind);
 const char *model_summary_group_name(enum summary_group g);
 
 /* ---- analyses (analyzer/an_*.c): each adds its tables to the report --------------------- */
+void an_ram(const struct model *m, struct report *r);        /* all of RAM: kernel counters */
 void an_overview(const struct model *m, struct report *r);   /* the answer first */
 void an_summary(const struct model *m, struct report *r);    /* 1 */
 void an_resmap(const struct model *m, struct report *r);     /* 2 */

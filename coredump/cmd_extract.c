@@ -40,13 +40,16 @@ static void extract_usage(FILE *out)
 		"Read a kernel dump (ELF vmcore, makedumpfile/QEMU kdump-compressed, or\n"
 		"makedumpfile's flattened format) and write one snapshot of its user processes as\n"
 		"pagesleuth records: tasks, address spaces, VMAs, and page runs with PFN, mapcount,\n"
-		"page flags and PTE bits. Pages the dump level excluded are written as 'x' runs.\n\n"
+		"page flags and PTE bits. Pages the dump level excluded are written as 'x' runs.\n"
+		"The kernel's own counters at that moment follow (/proc/meminfo, vmstat, buddyinfo).\n\n"
 		"  -o, --output FILE     write the records to FILE, created atomically\n"
 		"                        (default: standard output, unless a terminal; '-': it anyway)\n"
 		"  -p, --pid PID         only this thread group; repeat or give a comma list\n"
 		"                        (default: every user process)\n"
 		"      --summaries       a sum record per VMA, no page runs (same totals, smaller)\n"
 		"      --vmas-only       tasks, mms and VMAs only (no page tables read)\n"
+		"      --no-counters     leave out the kernel's own counters (meminfo, vmstat,\n"
+		"                        buddyinfo: counter records; they need its data symbols)\n"
 		"      --trace FILE      write one line per kernel object read to FILE (debugging)\n"
 		"      --stats           print pages, runs, time and bytes read to stderr\n"
 		"  -t, --tag KEY=VALUE   a tag for 'pagesleuth db' (board, firmware, ...) in the\n"
@@ -138,6 +141,7 @@ static int load_type_info(struct ps_walker *w, enum ti_kind kind, const char *fi
 struct extract_opts {
 	const char *dump, *output, *type_file, *system_map, *trace;
 	char *tags;
+	bool no_counters;
 	enum ti_kind type_kind;
 	uint64_t *pids;
 	size_t npids;
@@ -223,6 +227,7 @@ static int run_extract(const struct extract_opts *o)
 		.pids = o->pids,
 		.npids = o->npids,
 		.detail = o->detail,
+		.no_counters = o->no_counters,
 		.trace = trace,
 	};
 	struct ps_walk_result res;
@@ -309,6 +314,7 @@ int ps_cmd_extract(int argc, char **argv)
 		{ "system-map", required_argument, NULL, 'M' },
 		{ "summaries", no_argument, NULL, 'S' },
 		{ "vmas-only", no_argument, NULL, 'A' },
+		{ "no-counters", no_argument, NULL, 'N' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "tag", required_argument, NULL, 't' },
@@ -335,6 +341,7 @@ int ps_cmd_extract(int argc, char **argv)
 		case 'M': o.system_map = optarg; break;
 		case 'S': o.detail = PS_DETAIL_SUMS; break;
 		case 'A': o.detail = PS_DETAIL_VMAS; break;
+		case 'N': o.no_counters = true; break;
 		case 'T': o.trace = optarg; break;
 		case 's': o.stats = true; break;
 		case 't':

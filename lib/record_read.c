@@ -1008,6 +1008,19 @@ static int read_end(struct ps_reader *r, struct kvline *kv, struct ps_end *e)
 	return 0;
 }
 
+static int read_counter(struct ps_reader *r, const struct kvline *kv, struct ps_counter *c)
+{
+	c->set = kv_str(kv, "set");
+	c->name = kv_str(kv, "name");
+	c->zone = kv_str(kv, "zone");
+	if (!*c->set || !*c->name)
+		return rfail(r, "counter record: missing set= or name=");
+	if (kv_num(r, kv, "counter", "node", false, false, &c->node) < 0 ||
+	    kv_num(r, kv, "counter", "value", false, true, &c->value) < 0)
+		return -1;
+	return 0;
+}
+
 static bool is_reserved_trace_tag(const char *tag)
 {
 	static const char *const tags[] = { "ws", "peak", "hot", "obj", "alloc", "frame", "mark", "wss" };
@@ -1088,6 +1101,8 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			type = PS_REC_WARN;
 		else if (strcmp(tag, "end") == 0)
 			type = PS_REC_END;
+		else if (strcmp(tag, "counter") == 0)
+			type = PS_REC_COUNTER;
 		else if (strcmp(tag, "header") == 0)
 			return rfail(r, "a second header record");
 		else if (is_reserved_trace_tag(tag))
@@ -1131,6 +1146,9 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			break;
 		case PS_REC_END:
 			ok = need_snapshot(r, tag) < 0 ? -1 : read_end(r, &kv, &rec->u.end);
+			break;
+		case PS_REC_COUNTER:
+			ok = need_snapshot(r, tag) < 0 ? -1 : read_counter(r, &kv, &rec->u.counter);
 			break;
 		default: /* PS_REC_TRACE */
 			line[tag_len] = '\0'; /* split_kv is done with the separator */

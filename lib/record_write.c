@@ -594,6 +594,20 @@ int ps_write_warn(struct ps_writer *w, const struct ps_warn *wr)
 	return end_line(w);
 }
 
+int ps_write_counter(struct ps_writer *w, const struct ps_counter *c)
+{
+	if (begin(w, "counter") < 0)
+		return -1;
+	kv_str(w, "set", c->set);
+	if (c->node != PS_UNKNOWN)
+		kv_dec(w, "node", c->node);
+	if (c->zone && *c->zone)
+		kv_str(w, "zone", c->zone);
+	kv_str(w, "name", c->name);
+	kv_dec(w, "value", c->value);
+	return end_line(w);
+}
+
 int ps_write_end(struct ps_writer *w, bool complete)
 {
 	if (begin(w, "end") < 0)

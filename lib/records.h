@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #define PS_FORMAT_MAJOR 1
-#define PS_FORMAT_MINOR 1
+#define PS_FORMAT_MINOR 2
 #define PS_MAGIC "pagesleuth-records"
 #define PS_MAX_LINE 65535
 #define PS_UNKNOWN UINT64_MAX /* a numeric field written as "-" */
@@ -163,6 +163,17 @@ struct ps_warn {
 			   * failure: it is left out); "" or NULL: could not read */
 };
 
+/* 1.2: one of the kernel's own counters at the snapshot's moment, in the unit of the file
+ * it belongs to (set "meminfo": /proc/meminfo's field names, kB or a count; "vmstat":
+ * /proc/vmstat's names and values; "zone": per node and zone, pages; "buddyinfo": free
+ * blocks per node, zone and order). */
+struct ps_counter {
+	const char *set, *name;
+	const char *zone;   /* "" or NULL: not per zone */
+	uint64_t node;      /* PS_UNKNOWN: not per node */
+	uint64_t value;     /* PS_UNKNOWN if "-" */
+};
+
 struct ps_end {
 	bool complete;
 	uint64_t tasks, mms, vmas, runs, pages;
@@ -171,6 +182,7 @@ struct ps_end {
 enum ps_rec_type {
 	PS_REC_HEADER, PS_REC_SNAPSHOT, PS_REC_TASK, PS_REC_MM, PS_REC_VMA, PS_REC_MAP,
 	PS_REC_SWAP, PS_REC_UNKNOWN_RANGE, PS_REC_SUM, PS_REC_WARN, PS_REC_END,
+	PS_REC_COUNTER, /* 1.2 */
 	/* Reserved trace records, delivered as key=value pairs (struct ps_kv). */
 	PS_REC_TRACE,
 };
@@ -196,6 +208,7 @@ struct ps_record {
 		struct ps_unknown_range unknown;
 		struct ps_vma_sum sum;
 		struct ps_warn warn;
+		struct ps_counter counter;
 		struct ps_end end;
 		struct ps_kv trace;
 	} u;
@@ -253,6 +266,7 @@ int ps_write_swap(struct ps_writer *w, const struct ps_swap *s);
 int ps_write_unknown(struct ps_writer *w, const struct ps_unknown_range *u);
 int ps_write_sum(struct ps_writer *w, const struct ps_vma_sum *s);
 int ps_write_warn(struct ps_writer *w, const struct ps_warn *wr);
+int ps_write_counter(struct ps_writer *w, const struct ps_counter *c); /* inside a snapshot */
 /* Writes the end line with the counts the writer kept for this snapshot. */
 int ps_write_end(struct ps_writer *w, bool complete);
 int ps_write_trace(struct ps_writer *w, const struct ps_kv *kv);

@@ -51,6 +51,7 @@
 #include "commands.h"
 #include "livehdr.h"
 #include "pagemap.h"
+#include "counters.h"
 #include "procfs.h"
 #include "records.h"
 
@@ -85,6 +86,7 @@ struct snap_options {
 	uint64_t *pids;
 	size_t npids;
 	bool no_pages;
+	bool no_counters; /* no counter records (meminfo, vmstat, zones, buddyinfo) */
 	unsigned jobs;  /* reader threads, the main one included; 0: default */
 	double every;   /* seconds between snapshot starts; 0: one snapshot */
 	uint64_t count; /* snapshots to take; 0 with --every: until SIGINT/SIGTERM */
@@ -166,6 +168,8 @@ static void usage(FILE *out)
 		"  -p, --pid PID    only this process (repeatable); default: every user process\n"
 		"  -o, --output F   write to F atomically (default: stdout unless a terminal; '-': stdout)\n"
 		"      --no-pages   VMAs only: no page runs or summaries (fast)\n"
+		"      --no-counters  leave out the kernel's counters (/proc/meminfo, vmstat, zoneinfo,\n"
+		"                   buddyinfo), written after the processes of each snapshot\n"
 		"  -e, --every S    repeat: one snapshot every S seconds (fractions allowed), all in one\n"
 		"                   stream (snapshot seq=0, 1, ...), each with its threads' fault counters,\n"
 		"                   for 'pagesleuth report' (thrash) and 'pagesleuth diff'\n"
@@ -189,6 +193,7 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-pages", no_argument, NULL, 'n' },
+		{ "no-counters", no_argument, NULL, 'N' },
 		{ "every", required_argument, NULL, 'e' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "jobs", required_argument, NULL, 'j' },
@@ -219,6 +224,7 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		}
 		case 'o': opt->out_path = optarg; break;
 		case 'n': opt->no_pages = true; break;
+		case 'N': opt->no_counters = true; break;
 		case 'e':
 			/* A positive number of seconds, at most a day. */
 			if (!live_parse_seconds(optarg, 0, 86400, &opt->every) || opt->every <= 0) {
@@ -1066,6 +1072,11 @@ static bool snap_round(struct snap *s, uint64_t seq, uint64_t **all_pids, size_t
 		problem(s, PS_UNKNOWN, PS_UNKNOWN, "snapshot %llu interrupted by %s: %llu of %llu processes not read",
 			(unsigned long long)seq, signal_name(stop_signal), (unsigned long long)(npids - done),
 			(unsigned long long)npids);
+	if (!opt->no_counters) {
+		char why[300];
+		if (live_write_counters(s->w, NULL, why, sizeof why) == 1)
+			problem(s, PS_UNKNOWN, PS_UNKNOWN, "kernel counters: %s", why);
+	}
 	ps_write_end(s->w, !s->partial);
 	return !s->partial;
 }

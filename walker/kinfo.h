@@ -119,7 +119,28 @@
 	X(MEM_SECTION_PAGE_EXT, "mem_section", "page_ext", KI_OPT)   /* SPARSEMEM page_ext */  \
 	X(ZONE_FREE_AREA, "zone", "free_area", KI_OPT)               /* nelems = MAX_ORDER */  \
 	X(VM_FAULT_ORIG_PTE, "vm_fault", "orig_pte", KI_OPT)         /* size = sizeof(pte_t) */ \
-	X(VM_FAULT_ORIG_PMD, "vm_fault", "orig_pmd", KI_OPT)         /* size = sizeof(pmd_t) */
+	X(VM_FAULT_ORIG_PMD, "vm_fault", "orig_pmd", KI_OPT)         /* size = sizeof(pmd_t) */ \
+	/* The kernel's own counters (kcounters.c): zones, hugetlb pools, block devices */    \
+	X(PGDAT_NODE_ZONES, "pglist_data", "node_zones", KI_OPT)     /* nelems = MAX_NR_ZONES */ \
+	X(PGDAT_NR_ZONES, "pglist_data", "nr_zones", KI_OPT)                                   \
+	X(PGDAT_NODE_ID, "pglist_data", "node_id", KI_OPT)                                     \
+	X(ZONE_NAME, "zone", "name", KI_OPT)                                                   \
+	X(ZONE_MANAGED_PAGES, "zone", "managed_pages", KI_OPT)                                 \
+	X(ZONE_PRESENT_PAGES, "zone", "present_pages", KI_OPT)                                 \
+	X(ZONE_WATERMARK, "zone", "_watermark", KI_OPT)    /* 5.0+; watermark before */        \
+	X(ZONE_WATERMARK_OLD, "zone", "watermark", KI_OPT)                                     \
+	X(ZONE_WATERMARK_BOOST, "zone", "watermark_boost", KI_OPT)                             \
+	X(ZONE_VM_STAT, "zone", "vm_stat", KI_OPT)                                             \
+	X(FREE_AREA_NR_FREE, "free_area", "nr_free", KI_OPT)                                   \
+	X(HSTATE_ORDER, "hstate", "order", KI_OPT)                                             \
+	X(HSTATE_NR_HUGE_PAGES, "hstate", "nr_huge_pages", KI_OPT)                             \
+	X(HSTATE_FREE_HUGE_PAGES, "hstate", "free_huge_pages", KI_OPT)                         \
+	X(HSTATE_RESV_HUGE_PAGES, "hstate", "resv_huge_pages", KI_OPT)                         \
+	X(HSTATE_SURPLUS_HUGE_PAGES, "hstate", "surplus_huge_pages", KI_OPT)                   \
+	X(SB_INODES, "super_block", "s_inodes", KI_OPT)                                        \
+	X(INODE_SB_LIST, "inode", "i_sb_list", KI_OPT)                                         \
+	X(INODE_MAPPING, "inode", "i_mapping", KI_OPT)                                         \
+	X(ADDRESS_SPACE_NRPAGES, "address_space", "nrpages", KI_OPT)
 
 /* X(ID, "type", REQ|OPT) -> sizeof */
 #define PS_KI_SIZES(X)                                                                        \
@@ -136,7 +157,11 @@
 	X(ZONE, "zone", KI_OPT)                                                                \
 	X(FREE_AREA, "free_area", KI_OPT)                                                      \
 	X(PRINTK_RINGBUFFER, "printk_ringbuffer", KI_OPT)                                      \
-	X(PRINTK_INFO, "printk_info", KI_OPT)
+	X(PRINTK_INFO, "printk_info", KI_OPT)                                                  \
+	X(HSTATE, "hstate", KI_OPT)                            /* kcounters.c */              \
+	X(SUPER_BLOCK, "super_block", KI_OPT)                                                  \
+	X(INODE, "inode", KI_OPT)                                                              \
+	X(ADDRESS_SPACE, "address_space", KI_OPT)
 
 /* X(ID, "ENUMERATOR", REQ|OPT) -> value (enum pageflags and friends) */
 #define PS_KI_ENUMS(X)                                                                        \
@@ -200,7 +225,14 @@
 	X(PG_GUARD_TYPE, "PG_guard", KI_OPT)                                                   \
 	X(PG_HUGETLB_TYPE, "PG_hugetlb", KI_OPT)                                               \
 	X(PG_ZSMALLOC_TYPE, "PG_zsmalloc", KI_OPT)                                             \
-	X(PG_UNACCEPTED_TYPE, "PG_unaccepted", KI_OPT)
+	X(PG_UNACCEPTED_TYPE, "PG_unaccepted", KI_OPT)                                         \
+	/* kcounters.c: where each part of vmstat_text[] starts (the NUMA parts are absent \
+	 * without CONFIG_NUMA; numa_stat_item became the events' enum in 5.14, f19298b9516c) */ \
+	X(NR_VM_ZONE_STAT_ITEMS, "NR_VM_ZONE_STAT_ITEMS", KI_OPT)                              \
+	X(NR_VM_NUMA_STAT_ITEMS, "NR_VM_NUMA_STAT_ITEMS", KI_OPT)                              \
+	X(NR_VM_NUMA_EVENT_ITEMS, "NR_VM_NUMA_EVENT_ITEMS", KI_OPT)                            \
+	X(NR_VM_NODE_STAT_ITEMS, "NR_VM_NODE_STAT_ITEMS", KI_OPT)                              \
+	X(WMARK_LOW, "WMARK_LOW", KI_OPT)
 
 /* X(ID, "symbol", REQ|OPT) -> runtime address (see ps_core_symbol in core.h) */
 #define PS_KI_SYMBOLS(X)                                                                      \
@@ -241,7 +273,36 @@
 	X(TLB_44X_HWATER, "tlb_44x_hwater", KI_OPT)      /* 44x */                             \
 	X(HASH_PAGE, "hash_page", KI_OPT)                /* book3s32 (hash MMU) */             \
 	X(ADD_HASH_PAGE, "add_hash_page", KI_OPT)        /* book3s32 */                        \
-	X(FLUSH_HASH_PAGES, "flush_hash_pages", KI_OPT)  /* book3s32 */
+	X(FLUSH_HASH_PAGES, "flush_hash_pages", KI_OPT)  /* book3s32 */                       \
+	/* The kernel's own counters (kcounters.c): what /proc/meminfo and vmstat read */     \
+	X(VMSTAT_TEXT, "vmstat_text", KI_OPT)                                                  \
+	X(VM_ZONE_STAT, "vm_zone_stat", KI_OPT)                                                \
+	X(VM_NUMA_EVENT, "vm_numa_event", KI_OPT)        /* 5.14+ */                           \
+	X(VM_NUMA_STAT, "vm_numa_stat", KI_OPT)          /* before 5.14 */                     \
+	X(VM_NODE_STAT, "vm_node_stat", KI_OPT)                                                \
+	X(TOTALRAM_PAGES, "_totalram_pages", KI_OPT)     /* 5.0+, an atomic_long_t */          \
+	X(TOTALRAM_PAGES_OLD, "totalram_pages", KI_OPT)  /* before 5.0 */                      \
+	X(TOTALRESERVE_PAGES, "totalreserve_pages", KI_OPT)                                    \
+	X(TOTAL_SWAP_PAGES, "total_swap_pages", KI_OPT)                                        \
+	X(NR_SWAP_PAGES, "nr_swap_pages", KI_OPT)                                              \
+	X(VM_COMMITTED_AS, "vm_committed_as", KI_OPT)                                          \
+	X(SYSCTL_OVERCOMMIT_RATIO, "sysctl_overcommit_ratio", KI_OPT)                          \
+	X(SYSCTL_OVERCOMMIT_KBYTES, "sysctl_overcommit_kbytes", KI_OPT)                        \
+	X(NR_VMALLOC_PAGES, "nr_vmalloc_pages", KI_OPT)                                        \
+	X(PCPU_NR_POPULATED, "pcpu_nr_populated", KI_OPT)                                      \
+	X(PCPU_NR_UNITS, "pcpu_nr_units", KI_OPT)                                              \
+	X(TOTALCMA_PAGES, "totalcma_pages", KI_OPT)  /* in page_alloc.c with or without CMA */ \
+	X(CMA_AREAS, "cma_areas", KI_OPT)            /* mm/cma.c: CONFIG_CMA */                \
+	X(NUM_POISONED_PAGES, "num_poisoned_pages", KI_OPT) /* CONFIG_MEMORY_FAILURE */       \
+	X(HSTATES, "hstates", KI_OPT)                                                          \
+	X(HUGETLB_MAX_HSTATE, "hugetlb_max_hstate", KI_OPT)                                    \
+	X(DEFAULT_HSTATE_IDX, "default_hstate_idx", KI_OPT)                                    \
+	X(BLOCKDEV_SUPERBLOCK, "blockdev_superblock", KI_OPT)                                  \
+	X(SWAPPER_SPACES, "swapper_spaces", KI_OPT)      /* SwapCached before 5.12 */          \
+	X(NR_SWAPPER_SPACES, "nr_swapper_spaces", KI_OPT)                                      \
+	X(NODE_DATA, "node_data", KI_OPT)                /* NUMA: pglist_data *[] */            \
+	X(NR_ONLINE_NODES, "nr_online_nodes", KI_OPT)                                          \
+	X(TOTALHIGH_PAGES, "_totalhigh_pages", KI_OPT)   /* HIGHMEM */
 
 #define PS_KI_ENUM_ID(ID, ...) PS_KI_##ID,
 enum ps_ki_member { PS_KI_MEMBERS(PS_KI_ENUM_ID) PS_KI_NMEMBERS };

@@ -137,6 +137,10 @@ struct ps_walker {
 void mm_warn(struct ps_walker *w, uint64_t mm, uint64_t at, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* kcounters.c: the kernel's own counters (vmstat, zones, buddyinfo, meminfo) as counter
+ * records of the current snapshot; what cannot be read is a warn. */
+void mm_write_kcounters(struct ps_walker *w);
+
 /* A member of a struct read into BUF of LEN bytes: false if the member is absent or does
  * not fit (then *out = 0). Sizes 1, 2, 4, 8. */
 bool mm_get(const struct ps_walker *w, const void *buf, size_t len, enum ps_ki_member id,

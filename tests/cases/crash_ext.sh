@@ -147,6 +147,7 @@ pagesleuth -o $T/806-d1.rec -S
 pagesleuth -k -o $T/806-d1-k.rec
 foreach vm > $T/806-d1.vm
 foreach vm -p > $T/806-d1.vmp
+kmem -i > $T/806-d1.kmem
 EOF
 clean_messages 806-d1
 complete 806-d1
@@ -156,6 +157,34 @@ check_gt 806-d1
 python3 tests/cases/lib/crashvm.py compare "$T/806-d1.rec" "$T/806-d1.vm" "$T/806-d1.vmp" >"$T/806-d1.cmp" 2>&1 ||
 	bad "806-d1: records differ from crash's foreach vm / vm -p:"
 sed 's/^/    /' "$T/806-d1.cmp"
+# The kernel's counters in the records against crash's own `kmem -i` (pages) on the same
+# dump: the same counters read by another reader.
+python3 - "$T/ex-d1.rec" "$T/806-d1.kmem" <<'PY' || bad "806-d1: meminfo counters differ from crash's kmem -i"
+import re, sys
+mi = {}
+for line in open(sys.argv[1]):
+    if line.startswith("counter set=meminfo "):
+        kv = dict(f.split("=", 1) for f in line.split()[1:])
+        mi[kv["name"]] = int(kv["value"])
+kmem = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"\s*([A-Z][A-Z ]*[A-Z])\s+(\d+)\s", line)
+    if m:
+        kmem[m.group(1)] = int(m.group(2))
+pairs = [("TOTAL MEM", "MemTotal"), ("FREE", "MemFree"), ("BUFFERS", "Buffers"), ("CACHED", "Cached"),
+         ("SLAB", "Slab"), ("TOTAL SWAP", "SwapTotal"), ("SWAP FREE", "SwapFree"),
+         ("COMMIT LIMIT", "CommitLimit"), ("COMMITTED", "Committed_AS")]
+same = 0
+for k, f in pairs:
+    if k not in kmem or f not in mi:
+        print("    kmem -i %s / meminfo %s: missing in %s" % (k, f, "crash's output" if k not in kmem else "the records"))
+    elif kmem[k] * 4 != mi[f]:
+        print("    kmem -i %s = %d pages, the records' %s = %d kB" % (k, kmem[k], f, mi[f]))
+    else:
+        same += 1
+print("    kmem -i: %d of %d figures equal the records' meminfo" % (same, len(pairs)))
+sys.exit(0 if same == len(pairs) else 1)
+PY
 
 echo "== crash 8.0.6, kdump-d31"
 session 806-d31 "$CR_CRASH806" "$SO806" 8.0.6 "$D31" <<EOF

@@ -56,10 +56,22 @@ run() {
 	[ $rc -eq 0 ] || { bad "$name: exit $rc: $(head -3 "$T/$name.err")"; return 1; }
 }
 
-# Records without the header keys that name the type source.
+# Records without the header keys that name the type source, and without the kernel's
+# counters: those need the kernel's data symbols (vmstat_text, vm_zone_stat ...), which a
+# vmlinux has and BTF-only ways find only in kallsyms with CONFIG_KALLSYMS_ALL. Where two
+# ways both have counters, they must agree (counters_agree below).
 normal() {
 	awk -v re="$TYPEKEYS" 'NR == 2 && $1 == "header" {
-		line = $1; for (i = 2; i <= NF; i++) if ($i !~ re) line = line " " $i; print line; next } { print }' "$1"
+		line = $1; for (i = 2; i <= NF; i++) if ($i !~ re) line = line " " $i; print line; next }
+		$1 != "counter" { print }' "$1"
+}
+# counters_agree REF OTHER: the counter records one way has are all among the other's, with
+# the same values (a profile made before a fact was added to walker/kinfo.h, as the committed
+# ppc32 DWARF profiles, lacks the vmstat part lengths, so it has fewer).
+counters_agree() {
+	local a b
+	a=$(grep '^counter ' "$1" | sort) b=$(grep '^counter ' "$2" | sort)
+	[ -z "$(comm -23 <(echo "$a") <(echo "$b"))" ] || [ -z "$(comm -13 <(echo "$a") <(echo "$b"))" ]
 }
 
 # The DWARF vmlinux of FIXTURE on stdout; exit 0, 3 (not available: skip that way), 1.
@@ -164,14 +176,16 @@ for fx in x86_64 arm64 ppc64le armhf ppc32-e500-64pte ppc32-mpc8544ds-32pte ppc3
 		elif cmp -s "$ref" "$T/$fx.$x.rec"; then
 			echo "  $what: byte-identical to $refwhat"
 			ncmp=$((ncmp + 1)) ways="$ways,$x"
-		elif normal "$T/$fx.$x.rec" | cmp -s - "$ref.norm"; then
-			echo "  $what: identical to $refwhat but for the header's type-source key:"
+		elif normal "$T/$fx.$x.rec" | cmp -s - "$ref.norm" && counters_agree "$ref" "$T/$fx.$x.rec"; then
+			echo "  $what: identical to $refwhat but for the header's type-source key or the" \
+				"kernel counters one of them lacks ($(grep -c '^counter ' "$ref") and" \
+				"$(grep -c '^counter ' "$T/$fx.$x.rec") counter lines):"
 			diff <(sed -n 2p "$ref" | tr ' ' '\n') <(sed -n 2p "$T/$fx.$x.rec" | tr ' ' '\n') |
 				grep '^[<>]' | sed 's/^/      /'
 			ncmp=$((ncmp + 1)) ways="$ways,$x"
 		else
 			bad "$fx: $what differs from $refwhat:"
-			diff "$ref" "$T/$fx.$x.rec" | head -20 | sed 's/^/    /'
+			diff "$ref.norm" <(normal "$T/$fx.$x.rec") | head -20 | sed "s/^/    /"
 		fi
 	done
 	if [ -z "$ref" ]; then

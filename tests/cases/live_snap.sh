@@ -200,6 +200,47 @@ t1=$(now_ms)
 "$T/gtcheck" --validate "$T/all.rec" >"$T/all.check" || fail "whole-system snapshot: $(cat "$T/all.check")"
 echo "live_snap: whole system: $((t1 - t0)) ms, $(sed 's/^gtcheck: [^:]*: //' "$T/all.check")"
 
+# 3b. The kernel's counters in that snapshot: every /proc/meminfo field and vmstat counter of
+# this kernel by name, in the kernel's order; the fields that a running system does not move
+# (MemTotal, SwapTotal, Hugepagesize, HugePages_Total) equal to /proc/meminfo read now; the
+# zones of /proc/buddyinfo. And the report's ram table adds up to MemTotal.
+python3 - "$T/all.rec" <<'PY' || fail "counter records of the whole-system snapshot"
+import sys
+mi, vm, zones = [], [], []
+for line in open(sys.argv[1]):
+    if line.startswith("counter "):
+        kv = dict(f.split("=", 1) for f in line.split()[1:])
+        if kv["set"] == "meminfo": mi.append((kv["name"], int(kv["value"])))
+        elif kv["set"] == "vmstat": vm.append(kv["name"])
+        elif kv["set"] == "buddyinfo" and kv["name"] == "order0": zones.append((int(kv["node"]), kv["zone"]))
+now = [(l.split(":")[0], int(l.split(":")[1].split()[0])) for l in open("/proc/meminfo")]
+vm_now = [l.split()[0] for l in open("/proc/vmstat")]
+bz = [(int(l.split()[1].rstrip(",")), l.split()[3]) for l in open("/proc/buddyinfo")]
+errors = []
+if [n for n, _ in mi] != [n for n, _ in now]: errors.append("meminfo field names differ from /proc/meminfo")
+if vm != vm_now: errors.append("vmstat names differ from /proc/vmstat")
+if zones != bz: errors.append("buddyinfo zones %s, /proc/buddyinfo %s" % (zones, bz))
+for k in ("MemTotal", "SwapTotal", "Hugepagesize", "HugePages_Total"):
+    if k in dict(now) and dict(mi).get(k) != dict(now)[k]:
+        errors.append("%s: snapshot %s, /proc/meminfo %s" % (k, dict(mi).get(k), dict(now)[k]))
+for e in errors: print("live_snap: FAIL: " + e)
+print("live_snap: counters: %d meminfo fields, %d vmstat counters, %d zones as the kernel prints them" % (len(mi), len(vm), len(zones)))
+sys.exit(1 if errors else 0)
+PY
+"$PAGESLEUTH" report -a ram -f csv "$T/all.rec" >"$T/all.ram.csv" 2>/dev/null || [ $? = 1 ] ||
+	fail "report -a ram of the whole-system snapshot"
+python3 - "$T/all.ram.csv" <<'PY' || fail "the ram table does not add up to MemTotal"
+import csv, sys
+on, total, s = False, None, 0
+for r in csv.reader(open(sys.argv[1])):
+    if r and r[0].startswith("# table:"): on = r[0] == "# table: ram"; continue
+    if not on or not r or r[0] == "what" or r[0].startswith("reserved at boot"): continue
+    if r[0] == "MemTotal": total = int(r[1])
+    else: s += -int(r[1]) if r[0] == "rows overlap by" else int(r[1])
+print("live_snap: ram table: rows %d = MemTotal %s" % (s, total))
+sys.exit(0 if total is not None and s == total else 1)
+PY
+
 # 4. Speed: a process with 1 GiB written (plus its child's 512 MiB of COW copies).
 start_layout 1024 1
 t0=$(now_ms)

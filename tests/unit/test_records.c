@@ -393,7 +393,7 @@ static void test_round_trip(void)
 	while (fp && fgets(line, sizeof line, fp)) {
 		n++;
 		if (n == 1)
-			CHECK_STR(line, "pagesleuth-records 1.1\n");
+			CHECK_STR(line, "pagesleuth-records 1.2\n");
 		if (strncmp(line, "header ", 7) == 0)
 			saw_header = strcmp(line, "header source=test arch=x86_64 endian=little "
 					    "page_size=4096 release=6.1.0%20%C3%A9%3D%25 "
@@ -1649,6 +1649,59 @@ static void test_write_random_maps(void)
 
 /* An output that exists and is not a regular file (/dev/null, a FIFO) is written in place:
  * renaming a temporary file over it would replace the device with a file. */
+/* 1.2's counter records: written, read back with every field, refused outside a snapshot
+ * or without their required keys. */
+static void test_counters(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	struct ps_writer *w = ps_writer_open_stream(fp, "mem");
+	struct ps_header h = { .source = "test", .page_size = 4096 };
+	struct ps_snapshot sn = { .uptime_ns = PS_UNKNOWN };
+	ps_write_header(w, &h), ps_write_snapshot(w, &sn);
+	struct ps_counter c1 = { .set = "meminfo", .name = "Active(anon)", .node = PS_UNKNOWN, .value = 5732 };
+	struct ps_counter c2 = { .set = "buddyinfo", .name = "order10", .zone = "DMA32", .node = 1, .value = 22 };
+	struct ps_counter c3 = { .set = "vmstat", .name = "nr_x", .node = PS_UNKNOWN, .value = PS_UNKNOWN };
+	CHECK(ps_write_counter(w, &c1) == 0 && ps_write_counter(w, &c2) == 0 && ps_write_counter(w, &c3) == 0,
+	      "write counters");
+	ps_write_end(w, true);
+	char *err = NULL;
+	CHECK(ps_writer_close(w, false, &err) == 0, "close");
+	fclose(fp);
+	CHECK(strstr(buf, "\ncounter set=meminfo name=Active(anon) value=5732\n") != NULL, "meminfo line: %s", buf);
+	CHECK(strstr(buf, "\ncounter set=buddyinfo node=1 zone=DMA32 name=order10 value=22\n") != NULL, "buddy line");
+	CHECK(strstr(buf, "\ncounter set=vmstat name=nr_x value=-\n") != NULL, "unknown value");
+	struct memreader m;
+	CHECK(mr_open(&m, buf, len), "reopen");
+	struct ps_record rec;
+	int n = 0;
+	while (m.r && ps_read(m.r, &rec) > 0) {
+		if (rec.type != PS_REC_COUNTER)
+			continue;
+		const struct ps_counter *c = &rec.u.counter;
+		if (n == 0)
+			CHECK(!strcmp(c->set, "meminfo") && !strcmp(c->name, "Active(anon)") && c->value == 5732 &&
+			      c->node == PS_UNKNOWN && !*c->zone, "counter 0 read back");
+		if (n == 1)
+			CHECK(!strcmp(c->zone, "DMA32") && c->node == 1 && c->value == 22, "counter 1 read back");
+		if (n == 2)
+			CHECK(c->value == PS_UNKNOWN, "counter 2 unknown");
+		n++;
+	}
+	CHECK(n == 3, "3 counters read, got %d", n);
+	mr_close(&m);
+	free(buf);
+	EXPECT_ERROR("pagesleuth-records 1.2\nheader source=test endian=little page_size=4096\n"
+		     "counter set=meminfo name=MemTotal value=1\n", 3, "outside");
+	EXPECT_ERROR("pagesleuth-records 1.2\nheader source=test endian=little page_size=4096\n"
+		     "snapshot seq=0\ncounter set=meminfo value=1\n", 4, "missing set= or name=");
+	EXPECT_ERROR("pagesleuth-records 1.2\nheader source=test endian=little page_size=4096\n"
+		     "snapshot seq=0\ncounter set=meminfo name=MemTotal\n", 4, "missing value=");
+	EXPECT_ERROR("pagesleuth-records 1.2\nheader source=test endian=little page_size=4096\n"
+		     "snapshot seq=0\ncounter set=meminfo name=MemTotal value=x\n", 4, "not a decimal");
+}
+
 static void test_special_output(void)
 {
 	char fifo[300], buf[256];
@@ -1676,6 +1729,7 @@ static void test_special_output(void)
 
 int main(void)
 {
+	test_counters();
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 2;

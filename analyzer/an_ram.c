@@ -1,0 +1,237 @@
+/* an_ram.c - where ALL of RAM went, by the kernel's own counters (counter records): the
+ * answer for the whole machine before the processes' detail.
+ *
+ * ram:       MemTotal split into rows that add up to it exactly (user anonymous, page
+ *            cache, shmem, swap cache, slab, kernel stacks, page tables, vmalloc, per-CPU,
+ *            hugetlb, free) and the remainder, shown as unaccounted, never hidden; beside
+ *            the user rows, what the process walk itself found. Each row names the
+ *            /proc/meminfo fields it is made of.
+ * meminfo:   the fields as /proc/meminfo would have printed them (its names, kB), so that a
+ *            meminfo captured on the board can be laid beside them.
+ * buddyinfo: free blocks per node, zone and order (is the free memory fragmented?).
+ * Nothing is written for records without counters (live snapshots, trace files, dumps
+ * whose kernel symbols were not found).
+ */
+#include "model.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { R_WHAT, R_SIZE, R_SHARE, R_WALKED, R_FIELDS, R_N };
+
+static uint64_t kb(const struct model *m, const char *name, bool *ok)
+{
+	uint64_t v;
+	if (!model_counter(m, "meminfo", name, &v)) {
+		*ok = false;
+		return 0;
+	}
+	return v;
+}
+
+static void ram_row(struct table *t, const char *what, uint64_t bytes, uint64_t total,
+		    const char *fields)
+{
+	size_t row = table_add_row(t);
+	table_set_str(t, row, R_WHAT, what);
+	table_set_u64(t, row, R_SIZE, bytes);
+	if (total)
+		table_set_f64(t, row, R_SHARE, 100.0 * (double)bytes / (double)total);
+	table_set_str(t, row, R_FIELDS, fields);
+}
+
+static void an_ram_table(const struct model *m, struct report *r)
+{
+	static const struct column cols[R_N] = {
+		{ "what", "WHAT", CELL_STR, COL_DEC }, { "bytes", "SIZE", CELL_U64, COL_BYTES },
+		{ "share_pct", "% RAM", CELL_F64, COL_DEC },
+		{ "walked_bytes", "WALKED", CELL_U64, COL_BYTES },
+		{ "meminfo", "FROM /proc/meminfo", CELL_STR, COL_DEC },
+	};
+	bool ok = true;
+	uint64_t total = kb(m, "MemTotal", &ok), free_kb = kb(m, "MemFree", &ok);
+	if (!ok)
+		return;
+	struct table *t = table_new("ram", "Where all of RAM went (the kernel's own counters)",
+				    STYLE_GRID, R_N, cols);
+	table_set_decimals(t, R_SHARE, 1);
+	const uint64_t K = 1024, T = total * K;
+	uint64_t sum = 0;
+	struct {
+		const char *what, *fields;
+		const char *add[3], *sub[2];
+	} rows[] = {
+		{ "user anonymous", "AnonPages", { "AnonPages" }, { NULL } },
+		{ "page cache (files)", "Cached + Buffers - Shmem", { "Cached", "Buffers" }, { "Shmem" } },
+		{ "shmem, tmpfs", "Shmem", { "Shmem" }, { NULL } },
+		{ "swap cache", "SwapCached", { "SwapCached" }, { NULL } },
+		{ "slab, reclaimable", "SReclaimable", { "SReclaimable" }, { NULL } },
+		{ "slab, unreclaimable", "SUnreclaim", { "SUnreclaim" }, { NULL } },
+		{ "kernel stacks", "KernelStack", { "KernelStack" }, { NULL } },
+		{ "page tables", "PageTables + SecPageTables", { "PageTables", "SecPageTables" }, { NULL } },
+		{ "vmalloc", "VmallocUsed", { "VmallocUsed" }, { NULL } },
+		{ "per-CPU", "Percpu", { "Percpu" }, { NULL } },
+		{ "hugetlb pool", "Hugetlb", { "Hugetlb" }, { NULL } },
+	};
+	char missing[512] = "";
+	size_t anon_row = (size_t)-1;
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		bool have = true;
+		int64_t v = 0;
+		for (int j = 0; j < 3 && rows[i].add[j]; j++) {
+			bool one = true;
+			uint64_t x = kb(m, rows[i].add[j], &one);
+			/* SecPageTables is 6.0+: its absence is a zero, not a gap */
+			if (!one && strcmp(rows[i].add[j], "SecPageTables") != 0)
+				have = false;
+			v += (int64_t)x;
+		}
+		for (int j = 0; j < 2 && rows[i].sub[j]; j++)
+			v -= (int64_t)kb(m, rows[i].sub[j], &have);
+		if (!have) {
+			size_t len = strlen(missing);
+			snprintf(missing + len, sizeof missing - len, "%s%s", len ? ", " : "", rows[i].what);
+			continue;
+		}
+		if (v < 0)
+			v = 0;
+		if (i == 0)
+			anon_row = t->nrows;
+		ram_row(t, rows[i].what, (uint64_t)v * K, T, rows[i].fields);
+		sum += (uint64_t)v * K;
+	}
+	ram_row(t, "free", free_kb * K, T, "MemFree");
+	sum += free_kb * K;
+	size_t row;
+	if (sum <= T) {
+		ram_row(t, "unaccounted (other kernel allocations)", T - sum, T, "MemTotal - the rows above");
+	} else {
+		row = table_add_row(t);
+		table_set_str(t, row, R_WHAT, "rows overlap by");
+		table_set_u64(t, row, R_SIZE, sum - T);
+		table_set_str(t, row, R_FIELDS, "the rows above - MemTotal");
+	}
+	ram_row(t, "MemTotal", T, T, "MemTotal");
+	/* What the walk found: distinct anonymous frames of the processes walked. */
+	if (anon_row != (size_t)-1 && m->nprocs && !m->pfn_hidden_pages)
+		table_set_u64(t, anon_row, R_WALKED, m->distinct_anon * m->page_size);
+	/* Frames the kernel never handed to the page allocator: present minus managed. */
+	uint64_t present = 0, managed = 0;
+	bool zones = false;
+	for (size_t i = 0; i < m->ncounters; i++) {
+		const struct kcounter *c = &m->counters[i];
+		if (strcmp(c->set, "zone") != 0 || c->value == PS_UNKNOWN)
+			continue;
+		if (strcmp(c->name, "present") == 0)
+			present += c->value, zones = true;
+		else if (strcmp(c->name, "managed") == 0)
+			managed += c->value;
+	}
+	if (zones && present >= managed)
+		ram_row(t, "reserved at boot (not in MemTotal)", (present - managed) * m->page_size, 0,
+			"zones' present - managed pages");
+	table_set_note(t, "%s%s%s", "VmallocUsed includes the kernel stacks where they are vmalloc'd "
+		       "(CONFIG_VMAP_STACK); WALKED = distinct anonymous frames the process walk found",
+		       missing[0] ? "; not in the counters: " : "", missing);
+	report_add(r, t);
+}
+
+static void an_meminfo_table(const struct model *m, struct report *r)
+{
+	enum { M_FIELD, M_VALUE, M_UNIT, M_BYTES, M_N };
+	static const struct column cols[M_N] = {
+		{ "field", "FIELD", CELL_STR, COL_DEC }, { "value", "VALUE", CELL_U64, COL_DEC },
+		{ "unit", "UNIT", CELL_STR, COL_DEC }, { "bytes", "SIZE", CELL_U64, COL_BYTES },
+	};
+	struct table *t = NULL;
+	for (size_t i = 0; i < m->ncounters; i++) {
+		const struct kcounter *c = &m->counters[i];
+		if (strcmp(c->set, "meminfo") != 0)
+			continue;
+		if (!t)
+			t = table_new("meminfo", "/proc/meminfo at the snapshot (the kernel's counters)",
+				      STYLE_GRID, M_N, cols);
+		/* The counts: HugePages_* (Hugepagesize is kB) */
+		bool count = strncmp(c->name, "HugePages_", 10) == 0;
+		size_t row = table_add_row(t);
+		table_set_str(t, row, M_FIELD, c->name);
+		if (c->value == PS_UNKNOWN)
+			continue;
+		table_set_u64(t, row, M_VALUE, c->value);
+		table_set_str(t, row, M_UNIT, count ? "" : "kB");
+		if (!count)
+			table_set_u64(t, row, M_BYTES, c->value * 1024);
+	}
+	if (!t)
+		return;
+	if (m->source && strcmp(m->source, "live") == 0)
+		table_set_note(t, "%s", "as the running kernel printed /proc/meminfo");
+	else
+		table_set_note(t, "%s", "computed from the dump as fs/proc/meminfo.c does; VmallocTotal and "
+			       "DirectMap* are not read");
+	report_add(r, t);
+}
+
+static void an_buddyinfo_table(const struct model *m, struct report *r)
+{
+	enum { MAX_ORDERS = 16 };
+	static const struct column cols[3 + MAX_ORDERS] = {
+		{ "node", "NODE", CELL_U64, COL_DEC }, { "zone", "ZONE", CELL_STR, COL_DEC },
+		{ "free_bytes", "FREE", CELL_U64, COL_BYTES },
+		{ "order0", "0", CELL_U64, COL_DEC }, { "order1", "1", CELL_U64, COL_DEC },
+		{ "order2", "2", CELL_U64, COL_DEC }, { "order3", "3", CELL_U64, COL_DEC },
+		{ "order4", "4", CELL_U64, COL_DEC }, { "order5", "5", CELL_U64, COL_DEC },
+		{ "order6", "6", CELL_U64, COL_DEC }, { "order7", "7", CELL_U64, COL_DEC },
+		{ "order8", "8", CELL_U64, COL_DEC }, { "order9", "9", CELL_U64, COL_DEC },
+		{ "order10", "10", CELL_U64, COL_DEC }, { "order11", "11", CELL_U64, COL_DEC },
+		{ "order12", "12", CELL_U64, COL_DEC }, { "order13", "13", CELL_U64, COL_DEC },
+		{ "order14", "14", CELL_U64, COL_DEC }, { "order15", "15", CELL_U64, COL_DEC },
+	};
+	unsigned norders = 0;
+	for (size_t i = 0; i < m->ncounters; i++) {
+		const struct kcounter *c = &m->counters[i];
+		unsigned o;
+		if (strcmp(c->set, "buddyinfo") == 0 && sscanf(c->name, "order%u", &o) == 1 && o < MAX_ORDERS &&
+		    o + 1 > norders)
+			norders = o + 1;
+	}
+	if (!norders)
+		return;
+	struct table *t = table_new("buddyinfo", "Free memory by zone and block order (/proc/buddyinfo)",
+				    STYLE_GRID, 3 + norders, cols);
+	size_t row = 0;
+	uint64_t cur_node = PS_UNKNOWN, free_pages = 0;
+	const char *cur_zone = NULL;
+	for (size_t i = 0; i < m->ncounters; i++) {
+		const struct kcounter *c = &m->counters[i];
+		unsigned o;
+		if (strcmp(c->set, "buddyinfo") != 0 || sscanf(c->name, "order%u", &o) != 1 || o >= norders)
+			continue;
+		if (!cur_zone || c->node != cur_node || strcmp(c->zone, cur_zone) != 0) {
+			if (cur_zone)
+				table_set_u64(t, row, 2, free_pages * m->page_size);
+			row = table_add_row(t);
+			cur_node = c->node, cur_zone = c->zone, free_pages = 0;
+			table_set_u64(t, row, 0, c->node);
+			table_set_str(t, row, 1, c->zone);
+		}
+		if (c->value != PS_UNKNOWN) {
+			table_set_u64(t, row, 3 + o, c->value);
+			free_pages += c->value << o;
+		}
+	}
+	if (cur_zone)
+		table_set_u64(t, row, 2, free_pages * m->page_size);
+	table_set_note(t, "%s", "free blocks of 2^ORDER pages; FREE = their pages (the per-CPU lists are not in it)");
+	report_add(r, t);
+}
+
+void an_ram(const struct model *m, struct report *r)
+{
+	if (!m->ncounters)
+		return;
+	an_ram_table(m, r);
+	an_meminfo_table(m, r);
+	an_buddyinfo_table(m, r);
+}

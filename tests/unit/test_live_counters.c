@@ -1,0 +1,94 @@
+/* test_live_counters.c - live/counters.c's parsers of /proc/meminfo, vmstat, buddyinfo and
+ * zoneinfo, on text as Linux 6.1 prints it, and on lines they must skip. */
+#include "check.h"
+#include "counters.h"
+
+#include <stdlib.h>
+
+struct got {
+	char set[16], zone[16], name[64];
+	uint64_t node, value;
+};
+static struct got got[64];
+static int ngot;
+
+static void collect(void *arg, const char *set, uint64_t node, const char *zone, const char *name,
+		    uint64_t value)
+{
+	(void)arg;
+	if (ngot >= 64)
+		return;
+	struct got *g = &got[ngot++];
+	snprintf(g->set, sizeof g->set, "%s", set);
+	snprintf(g->zone, sizeof g->zone, "%s", zone ? zone : "");
+	snprintf(g->name, sizeof g->name, "%s", name);
+	g->node = node, g->value = value;
+}
+
+int main(void)
+{
+	ngot = 0;
+	CHECK(live_parse_meminfo("MemTotal:         172012 kB\nActive(anon):       4248 kB\n"
+				 "HugePages_Total:       0\nbroken line\nBad Name: 3 kB\nEmpty:\n",
+				 collect, NULL) == 3, "meminfo: %d counters", ngot);
+	CHECK_STR(got[0].set, "meminfo");
+	CHECK_STR(got[0].name, "MemTotal");
+	CHECK_U64(got[0].value, 172012);
+	CHECK_U64(got[0].node, PS_UNKNOWN);
+	CHECK_STR(got[1].name, "Active(anon)");
+	CHECK_U64(got[1].value, 4248);
+	CHECK_STR(got[2].name, "HugePages_Total");
+	CHECK_U64(got[2].value, 0);
+
+	ngot = 0;
+	CHECK(live_parse_vmstat("nr_free_pages 30569\nnr_zone_inactive_anon 3041\nnr_neg -5\n"
+				"x\nnuma_hit 19858", collect, NULL) == 4, "vmstat: %d", ngot);
+	CHECK_STR(got[0].name, "nr_free_pages");
+	CHECK_U64(got[0].value, 30569);
+	CHECK_U64(got[2].value, 0); /* negative: clamped */
+	CHECK_STR(got[3].name, "numa_hit");
+	CHECK_U64(got[3].value, 19858);
+
+	ngot = 0;
+	CHECK(live_parse_buddyinfo("Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n"
+				   "Node 1, zone   Normal   4687   2414\ngarbage\n", collect, NULL) == 13,
+	      "buddyinfo: %d", ngot);
+	CHECK_STR(got[0].set, "buddyinfo");
+	CHECK_STR(got[0].zone, "DMA");
+	CHECK_STR(got[10].name, "order10");
+	CHECK_U64(got[10].value, 3);
+	CHECK_U64(got[11].node, 1);
+	CHECK_STR(got[11].zone, "Normal");
+	CHECK_U64(got[12].value, 2414);
+
+	ngot = 0;
+	const char *zi = "Node 0, zone      DMA\n"
+			 "  per-node stats\n"
+			 "      nr_inactive_anon 3041\n"
+			 "  pages free     3808\n"
+			 "        boost    0\n"
+			 "        min      177\n"
+			 "        low      236\n"
+			 "        high     295\n"
+			 "        spanned  4095\n"
+			 "        present  3998\n"
+			 "        managed  3840\n"
+			 "      nr_free_pages 3808\n"
+			 "  pagesets\n"
+			 "Node 0, zone    DMA32\n"
+			 "  pages free     26742\n"
+			 "        low      2415\n"
+			 "        present  77783\n"
+			 "        managed  39163\n";
+	CHECK(live_parse_zoneinfo(zi, collect, NULL) == 8, "zoneinfo: %d", ngot);
+	CHECK_STR(got[0].name, "nr_free_pages");
+	CHECK_U64(got[0].value, 3808);
+	CHECK_STR(got[1].name, "low");
+	CHECK_U64(got[1].value, 236);
+	CHECK_STR(got[2].name, "present");
+	CHECK_STR(got[3].name, "managed");
+	CHECK_U64(got[3].value, 3840);
+	CHECK_STR(got[4].zone, "DMA32");
+	CHECK_U64(got[7].value, 39163);
+	return check_summary("test_live_counters");
+}
