@@ -227,11 +227,156 @@ static void an_buddyinfo_table(const struct model *m, struct report *r)
 	report_add(r, t);
 }
 
+static bool vmstat(const struct model *m, const char *name, uint64_t *v)
+{
+	return model_counter(m, "vmstat", name, v);
+}
+
+/* Every frame of RAM by class (f records), each beside the kernel's own count of it. */
+static void an_frames_table(const struct model *m, struct report *r)
+{
+	enum { F_CLASS, F_BYTES, F_SHARE, F_COUNTED, F_DIFF, F_FROM, F_N };
+	static const struct column cols[F_N] = {
+		{ "class", "CLASS", CELL_STR, COL_DEC }, { "bytes", "WALKED", CELL_U64, COL_BYTES },
+		{ "share_pct", "% FRAMES", CELL_F64, COL_DEC },
+		{ "counted_bytes", "KERNEL SAYS", CELL_U64, COL_BYTES },
+		{ "diff_pages", "DIFF (PAGES)", CELL_I64, COL_DEC },
+		{ "counter", "COUNTER", CELL_STR, COL_DEC },
+	};
+	struct table *t = table_new("frames", "Every page frame of RAM by its struct page (the walk), "
+				    "beside the kernel's own counters", STYLE_GRID, F_N, cols);
+	table_set_decimals(t, F_SHARE, 1);
+	uint64_t total = 0;
+	for (int c = 0; c < PS_FC_COUNT; c++)
+		total += m->frames[c];
+	uint64_t a, b, c2;
+	struct {
+		enum ps_frame_class cls;
+		const char *what;
+		bool have;
+		uint64_t counted; /* pages */
+		const char *from;
+	} rows[] = {
+		{ PS_FC_FREE, "free (buddy lists)", vmstat(m, "nr_free_pages", &a), a, "nr_free_pages" },
+		{ PS_FC_UNUSED, "unused (refcount 0: per-CPU lists, being freed)", false, 0, "" },
+		{ PS_FC_ANON, "anonymous (mapped or in the swap cache)", false, 0, "" },
+		{ PS_FC_FILE, "page cache (files)", false, 0, "nr_file_pages - nr_shmem - nr_swapcached" },
+		{ PS_FC_SHMEM, "shmem, tmpfs", vmstat(m, "nr_shmem", &b), b, "nr_shmem" },
+		{ PS_FC_SLAB, "slab", false, 0, "nr_slab_(un)reclaimable (also counts large kmalloc)" },
+		{ PS_FC_PGTABLE, "page tables", vmstat(m, "nr_page_table_pages", &c2), c2, "nr_page_table_pages" },
+		{ PS_FC_HUGETLB, "hugetlb pool", false, 0, "" },
+		{ PS_FC_ZSMALLOC, "zsmalloc (zram, zswap)", false, 0, "nr_zspages" },
+		{ PS_FC_OFFLINE, "offline", false, 0, "" },
+		{ PS_FC_RESERVED, "reserved (kernel image, memblock, firmware)", false, 0, "" },
+		{ PS_FC_KERNEL, "kernel, other allocations (vmalloc, stacks, drivers)", false, 0, "" },
+		{ PS_FC_UNKNOWN, "unknown (struct page unreadable)", false, 0, "" },
+	};
+	uint64_t file, shmem, swc, recl, unrecl, anon, zs;
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		switch (rows[i].cls) {
+		case PS_FC_ANON:
+			if ((rows[i].have = vmstat(m, "nr_anon_pages", &anon))) {
+				uint64_t sc = 0;
+				vmstat(m, "nr_swapcached", &sc);
+				rows[i].counted = anon;
+				rows[i].from = "nr_anon_pages (mapped; the swap cache's unmapped ones on top)";
+			}
+			break;
+		case PS_FC_FILE:
+			if ((rows[i].have = vmstat(m, "nr_file_pages", &file) && vmstat(m, "nr_shmem", &shmem) &&
+					    vmstat(m, "nr_swapcached", &swc) && file >= shmem + swc))
+				rows[i].counted = file - shmem - swc;
+			break;
+		case PS_FC_SLAB:
+			if ((rows[i].have = vmstat(m, "nr_slab_reclaimable", &recl) &&
+					    vmstat(m, "nr_slab_unreclaimable", &unrecl)))
+				rows[i].counted = recl + unrecl;
+			break;
+		case PS_FC_ZSMALLOC:
+			if ((rows[i].have = vmstat(m, "nr_zspages", &zs)))
+				rows[i].counted = zs;
+			break;
+		default:
+			break;
+		}
+		if (!m->frames[rows[i].cls] && !rows[i].have)
+			continue;
+		size_t row = table_add_row(t);
+		table_set_str(t, row, F_CLASS, rows[i].what);
+		table_set_u64(t, row, F_BYTES, m->frames[rows[i].cls] * m->page_size);
+		if (total)
+			table_set_f64(t, row, F_SHARE, 100.0 * (double)m->frames[rows[i].cls] / (double)total);
+		if (rows[i].have) {
+			table_set_u64(t, row, F_COUNTED, rows[i].counted * m->page_size);
+			table_set_i64(t, row, F_DIFF, (int64_t)(m->frames[rows[i].cls] - rows[i].counted));
+		}
+		table_set_str(t, row, F_FROM, rows[i].from);
+	}
+	size_t row = table_add_row(t);
+	table_set_str(t, row, F_CLASS, "all frames with a struct page");
+	table_set_u64(t, row, F_BYTES, total * m->page_size);
+	table_set_f64(t, row, F_SHARE, 100.0);
+	table_set_note(t, "%s", "a frame's class comes from its struct page (and its folio's head) as "
+		       "/proc/kpageflags reads it; DIFF = walked - counted (the global counters lag the "
+		       "per-CPU deltas not yet folded in)");
+	report_add(r, t);
+}
+
+/* The slab caches holding the most frames (owner records of kind slab). */
+static void an_slab_table(const struct model *m, struct report *r)
+{
+	enum { S_CACHE, S_BYTES, S_SHARE, S_N };
+	static const struct column cols[S_N] = {
+		{ "cache", "SLAB CACHE", CELL_STR, COL_DEC }, { "bytes", "FRAMES", CELL_U64, COL_BYTES },
+		{ "share_pct", "% SLAB", CELL_F64, COL_DEC },
+	};
+	uint64_t slab = m->frames[PS_FC_SLAB];
+	if (!slab)
+		return;
+	struct table *t = table_new("slabs", "Slab caches by the frames their slabs hold (the walk)",
+				    STYLE_GRID, S_N, cols);
+	table_set_decimals(t, S_SHARE, 1);
+	/* the largest SLAB_TOP caches, then the rest as one row */
+	enum { SLAB_TOP = 25 };
+	size_t *idx = xcalloc(m->nowners + 1, sizeof *idx), n = 0;
+	for (size_t i = 0; i < m->nowners; i++)
+		if (m->owners[i].frames && m->owners[i].cls == PS_FC_SLAB)
+			idx[n++] = i;
+	for (size_t i = 1; i < n; i++) /* insertion sort by frames, descending: n is small */
+		for (size_t j = i; j > 0 && m->owners[idx[j]].frames > m->owners[idx[j - 1]].frames; j--) {
+			size_t x = idx[j];
+			idx[j] = idx[j - 1], idx[j - 1] = x;
+		}
+	uint64_t shown = 0;
+	for (size_t i = 0; i < n && i < SLAB_TOP; i++) {
+		const struct frame_owner *o = &m->owners[idx[i]];
+		size_t row = table_add_row(t);
+		table_set_str(t, row, S_CACHE, o->name ? o->name : "?");
+		table_set_u64(t, row, S_BYTES, o->frames * m->page_size);
+		table_set_f64(t, row, S_SHARE, 100.0 * (double)o->frames / (double)slab);
+		shown += o->frames;
+	}
+	if (shown < slab) {
+		size_t row = table_add_row(t);
+		table_set_str(t, row, S_CACHE, n > SLAB_TOP ? "(the other caches)" : "(cache not readable)");
+		table_set_u64(t, row, S_BYTES, (slab - shown) * m->page_size);
+		table_set_f64(t, row, S_SHARE, 100.0 * (double)(slab - shown) / (double)slab);
+	}
+	table_set_note(t, "%zu caches hold slabs; the %d largest are shown", n, SLAB_TOP);
+	free(idx);
+	report_add(r, t);
+}
+
 void an_ram(const struct model *m, struct report *r)
 {
-	if (!m->ncounters)
-		return;
-	an_ram_table(m, r);
-	an_meminfo_table(m, r);
-	an_buddyinfo_table(m, r);
+	if (m->ncounters)
+		an_ram_table(m, r);
+	if (m->have_frames) {
+		an_frames_table(m, r);
+		an_slab_table(m, r);
+	}
+	if (m->ncounters) {
+		an_meminfo_table(m, r);
+		an_buddyinfo_table(m, r);
+	}
 }

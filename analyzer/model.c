@@ -279,6 +279,9 @@ static void snapshot_free(struct model *m)
 	for (size_t i = 0; i < m->ncounters; i++)
 		free(m->counters[i].set), free(m->counters[i].name), free(m->counters[i].zone);
 	free(m->counters);
+	for (size_t i = 0; i < m->nowners; i++)
+		free(m->owners[i].kind), free(m->owners[i].name);
+	free(m->owners);
 	m->procs = NULL, m->nprocs = m->capprocs = 0;
 	m->units = NULL, m->unit_phys = NULL, m->nunits = m->capunits = 0;
 	memset(&m->pfns, 0, sizeof m->pfns);
@@ -286,6 +289,10 @@ static void snapshot_free(struct model *m)
 	m->pfn_hidden_pages = m->swapped_pages = m->unknown_pages = m->excluded_pages = 0;
 	m->distinct_anon = 0;
 	m->sum_only_pages = 0;
+	m->counters = NULL, m->ncounters = m->capcounters = 0;
+	m->owners = NULL, m->nowners = 0;
+	m->have_frames = false;
+	memset(m->frames, 0, sizeof m->frames);
 	m->complete = false;
 }
 
@@ -537,6 +544,9 @@ static void finish_snapshot(struct builder *b)
 		k->distinct_anon = m->distinct_anon;
 		k->sum_only_pages = m->sum_only_pages;
 		k->counters = m->counters, k->ncounters = m->ncounters, k->capcounters = m->capcounters;
+		k->have_frames = m->have_frames;
+		memcpy(k->frames, m->frames, sizeof k->frames);
+		k->owners = m->owners, k->nowners = m->nowners;
 		k->complete = m->complete;
 		k->partial_why = m->partial_why;
 		k->warnings = m->warnings;
@@ -628,6 +638,39 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 			c->counters[c->ncounters++] = (struct kcounter){
 				.set = xstrdup(pc->set), .name = xstrdup(pc->name),
 				.zone = xstrdup(pc->zone ? pc->zone : ""), .node = pc->node, .value = pc->value };
+			break;
+		}
+		case PS_REC_FRAMES: {
+			struct model *c = &b.cur;
+			const struct ps_frames *f = &rec.u.frames;
+			c->have_frames = true;
+			c->frames[f->cls] += f->npages;
+			if (f->owner != PS_UNKNOWN && f->owner < (1u << 20)) {
+				if (f->owner >= c->nowners) {
+					size_t n = (size_t)f->owner + 1;
+					c->owners = xrealloc(c->owners, n * sizeof *c->owners);
+					memset(c->owners + c->nowners, 0, (n - c->nowners) * sizeof *c->owners);
+					c->nowners = n;
+				}
+				c->owners[f->owner].frames += f->npages;
+				c->owners[f->owner].cls = f->cls;
+			}
+			break;
+		}
+		case PS_REC_OWNER: {
+			struct model *c = &b.cur;
+			const struct ps_owner *o = &rec.u.owner;
+			if (o->id >= (1u << 20))
+				break;
+			if (o->id >= c->nowners) {
+				size_t n = (size_t)o->id + 1;
+				c->owners = xrealloc(c->owners, n * sizeof *c->owners);
+				memset(c->owners + c->nowners, 0, (n - c->nowners) * sizeof *c->owners);
+				c->nowners = n;
+			}
+			free(c->owners[o->id].kind), free(c->owners[o->id].name);
+			c->owners[o->id].kind = xstrdup(o->kind);
+			c->owners[o->id].name = xstrdup(o->name);
 			break;
 		}
 		case PS_REC_END:

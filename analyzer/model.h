@@ -96,6 +96,12 @@ struct model {
 
 	struct kcounter *counters; /* the snapshot's counter records, in file order */
 	size_t ncounters, capcounters;
+	/* The pass over all of RAM (f and owner records, 1.2): frames per class, and per owner
+	 * id (index = id; name NULL when no owner record declared it). */
+	bool have_frames;
+	uint64_t frames[PS_FC_COUNT];
+	struct frame_owner { char *kind, *name; uint64_t frames; enum ps_frame_class cls; } *owners;
+	size_t nowners;
 
 	bool complete;          /* the snapshot had an end record with status=complete */
 	char *partial_why;      /* reasons, one per line */

@@ -41,7 +41,8 @@ static void extract_usage(FILE *out)
 		"makedumpfile's flattened format) and write one snapshot of its user processes as\n"
 		"pagesleuth records: tasks, address spaces, VMAs, and page runs with PFN, mapcount,\n"
 		"page flags and PTE bits. Pages the dump level excluded are written as 'x' runs.\n"
-		"The kernel's own counters at that moment follow (/proc/meminfo, vmstat, buddyinfo).\n\n"
+		"Then the kernel's own counters at that moment (/proc/meminfo, vmstat, buddyinfo)\n"
+		"and every page frame of RAM by what holds it (free, slab caches, page cache ...).\n\n"
 		"  -o, --output FILE     write the records to FILE, created atomically\n"
 		"                        (default: standard output, unless a terminal; '-': it anyway)\n"
 		"  -p, --pid PID         only this thread group; repeat or give a comma list\n"
@@ -50,6 +51,7 @@ static void extract_usage(FILE *out)
 		"      --vmas-only       tasks, mms and VMAs only (no page tables read)\n"
 		"      --no-counters     leave out the kernel's own counters (meminfo, vmstat,\n"
 		"                        buddyinfo: counter records; they need its data symbols)\n"
+		"      --no-frames       leave out the pass over every page frame of RAM (f records)\n"
 		"      --trace FILE      write one line per kernel object read to FILE (debugging)\n"
 		"      --stats           print pages, runs, time and bytes read to stderr\n"
 		"  -t, --tag KEY=VALUE   a tag for 'pagesleuth db' (board, firmware, ...) in the\n"
@@ -141,7 +143,7 @@ static int load_type_info(struct ps_walker *w, enum ti_kind kind, const char *fi
 struct extract_opts {
 	const char *dump, *output, *type_file, *system_map, *trace;
 	char *tags;
-	bool no_counters;
+	bool no_counters, no_frames;
 	enum ti_kind type_kind;
 	uint64_t *pids;
 	size_t npids;
@@ -228,6 +230,7 @@ static int run_extract(const struct extract_opts *o)
 		.npids = o->npids,
 		.detail = o->detail,
 		.no_counters = o->no_counters,
+		.no_frames = o->no_frames,
 		.trace = trace,
 	};
 	struct ps_walk_result res;
@@ -315,6 +318,7 @@ int ps_cmd_extract(int argc, char **argv)
 		{ "summaries", no_argument, NULL, 'S' },
 		{ "vmas-only", no_argument, NULL, 'A' },
 		{ "no-counters", no_argument, NULL, 'N' },
+		{ "no-frames", no_argument, NULL, 'F' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "tag", required_argument, NULL, 't' },
@@ -342,6 +346,7 @@ int ps_cmd_extract(int argc, char **argv)
 		case 'S': o.detail = PS_DETAIL_SUMS; break;
 		case 'A': o.detail = PS_DETAIL_VMAS; break;
 		case 'N': o.no_counters = true; break;
+		case 'F': o.no_frames = true; break;
 		case 'T': o.trace = optarg; break;
 		case 's': o.stats = true; break;
 		case 't':

@@ -270,3 +270,24 @@ void ps_classify_vmas(const struct ps_mm *mm, struct ps_vma *vmas, size_t n)
 	}
 	free(ep.p);
 }
+
+static const char *const frame_class_names[PS_FC_COUNT] = {
+	[PS_FC_FREE] = "free", [PS_FC_UNUSED] = "unused", [PS_FC_SLAB] = "slab",
+	[PS_FC_PGTABLE] = "pgtable", [PS_FC_ANON] = "anon", [PS_FC_FILE] = "file",
+	[PS_FC_SHMEM] = "shmem", [PS_FC_HUGETLB] = "hugetlb", [PS_FC_ZSMALLOC] = "zsmalloc",
+	[PS_FC_OFFLINE] = "offline", [PS_FC_RESERVED] = "reserved", [PS_FC_KERNEL] = "kernel",
+	[PS_FC_UNKNOWN] = "unknown",
+};
+
+const char *ps_frame_class_name(enum ps_frame_class c)
+{
+	return (unsigned)c < PS_FC_COUNT ? frame_class_names[c] : "?";
+}
+
+int ps_frame_class_parse(const char *name, size_t len)
+{
+	for (int i = 0; i < PS_FC_COUNT; i++)
+		if (strlen(frame_class_names[i]) == len && memcmp(frame_class_names[i], name, len) == 0)
+			return i;
+	return -1;
+}

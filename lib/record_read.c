@@ -44,6 +44,7 @@ struct ps_reader {
 	uint64_t vma_mm, vma_start, vma_end, next_vaddr, last_vma_end;
 	struct idset declared, referenced;
 	uint64_t n_tasks, n_mms, n_vmas, n_runs, n_pages;
+	uint64_t frames_next; /* f records ascend: the first PFN the next one may start at */
 	/* warnings about skipped unknown tags, once per tag */
 	char unknown_tags[MAX_UNKNOWN_TAGS][17];
 	size_t n_unknown_tags;
@@ -795,6 +796,39 @@ static int read_unknown_range(struct ps_reader *r, char *line, struct ps_unknown
 	return check_run(r, "u", u->mm, u->vaddr, u->npages);
 }
 
+/* f PFN N CLASS OWNER (1.2): frames of RAM, ascending and not overlapping in a snapshot. */
+static int read_frames(struct ps_reader *r, char *line, struct ps_frames *f)
+{
+	struct cursor c = { line + 1, 0 };
+	const char *cls = NULL;
+	size_t clen = 0;
+	bool ok = cur_next(&c) && parse_hex(&c, &f->pfn, false) &&
+		  cur_next(&c) && parse_dec(&c, &f->npages, false) && cur_next(&c);
+	if (ok) { /* the class word, not the last field: parse_word would cut the line there */
+		cls = c.p;
+		while (!at_field_end(cls + clen))
+			clen++;
+		c.p += clen;
+		ok = clen > 0 && cur_next(&c) && parse_dec(&c, &f->owner, true);
+	}
+	if (!ok)
+		return rfail(r, "f record: field %d missing or malformed", c.field < 1 ? 1 : c.field);
+	if (!r->in_snapshot)
+		return rfail(r, "f record outside a snapshot");
+	int k = ps_frame_class_parse(cls, clen);
+	if (k < 0)
+		return rfail(r, "f record: unknown frame class '%.*s'", (int)(clen < 20 ? clen : 20), cls);
+	f->cls = (enum ps_frame_class)k;
+	if (f->npages == 0 || f->pfn >= (UINT64_C(1) << 52) || f->npages > (UINT64_C(1) << 52) - f->pfn)
+		return rfail(r, "f record: frames %llx+%llu out of range", (unsigned long long)f->pfn,
+			     (unsigned long long)f->npages);
+	if (f->pfn < r->frames_next)
+		return rfail(r, "f record: PFN %llx overlaps or precedes the previous f record",
+			     (unsigned long long)f->pfn);
+	r->frames_next = f->pfn + f->npages;
+	return 0;
+}
+
 /* ---- key=value records ------------------------------------------------------------------- */
 
 static int need_snapshot(struct ps_reader *r, const char *tag)
@@ -819,6 +853,7 @@ static int read_snapshot(struct ps_reader *r, struct kvline *kv, struct ps_snaps
 	idset_clear(&r->declared);
 	idset_clear(&r->referenced);
 	r->n_tasks = r->n_mms = r->n_vmas = r->n_runs = r->n_pages = 0;
+	r->frames_next = 0;
 	return 0;
 }
 
@@ -1071,6 +1106,9 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			case 'u':
 				rec->type = PS_REC_UNKNOWN_RANGE;
 				return read_unknown_range(r, line, &rec->u.unknown) < 0 ? -1 : 1;
+			case 'f':
+				rec->type = PS_REC_FRAMES;
+				return read_frames(r, line, &rec->u.frames) < 0 ? -1 : 1;
 			default:
 				break;
 			}
@@ -1103,6 +1141,8 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			type = PS_REC_END;
 		else if (strcmp(tag, "counter") == 0)
 			type = PS_REC_COUNTER;
+		else if (strcmp(tag, "owner") == 0)
+			type = PS_REC_OWNER;
 		else if (strcmp(tag, "header") == 0)
 			return rfail(r, "a second header record");
 		else if (is_reserved_trace_tag(tag))
@@ -1149,6 +1189,12 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			break;
 		case PS_REC_COUNTER:
 			ok = need_snapshot(r, tag) < 0 ? -1 : read_counter(r, &kv, &rec->u.counter);
+			break;
+		case PS_REC_OWNER:
+			rec->u.owner.kind = kv_str(&kv, "kind");
+			rec->u.owner.name = kv_str(&kv, "name");
+			ok = need_snapshot(r, tag) < 0 || kv_num(r, &kv, "owner", "id", false, true, &rec->u.owner.id) < 0
+				     ? -1 : 0;
 			break;
 		default: /* PS_REC_TRACE */
 			line[tag_len] = '\0'; /* split_kv is done with the separator */

@@ -608,6 +608,30 @@ int ps_write_counter(struct ps_writer *w, const struct ps_counter *c)
 	return end_line(w);
 }
 
+int ps_write_frames(struct ps_writer *w, const struct ps_frames *f)
+{
+	if (begin(w, "f ") < 0)
+		return -1;
+	put_hex(w, f->pfn);
+	put_c(w, ' ');
+	put_dec(w, f->npages);
+	put_c(w, ' ');
+	put_s(w, ps_frame_class_name(f->cls));
+	put_c(w, ' ');
+	put_dec_or_unknown(w, f->owner);
+	return end_line(w);
+}
+
+int ps_write_owner(struct ps_writer *w, const struct ps_owner *o)
+{
+	if (begin(w, "owner") < 0)
+		return -1;
+	kv_dec(w, "id", o->id);
+	kv_str(w, "kind", o->kind);
+	kv_str(w, "name", o->name);
+	return end_line(w);
+}
+
 int ps_write_end(struct ps_writer *w, bool complete)
 {
 	if (begin(w, "end") < 0)

@@ -174,6 +174,39 @@ struct ps_counter {
 	uint64_t value;     /* PS_UNKNOWN if "-" */
 };
 
+/* 1.2: what a run of page frames of RAM holds (the pass over the memory map). */
+enum ps_frame_class {
+	PS_FC_FREE,      /* in the buddy allocator's free lists */
+	PS_FC_UNUSED,    /* refcount 0 and not in the free lists: per-CPU lists, being freed */
+	PS_FC_SLAB,      /* a slab of a kmem_cache (owner: the cache) */
+	PS_FC_PGTABLE,   /* a page-table page */
+	PS_FC_ANON,      /* anonymous memory (mapped, or in the swap cache) */
+	PS_FC_FILE,      /* page cache of a file (mapped or not) */
+	PS_FC_SHMEM,     /* page cache of shmem/tmpfs (swap-backed) */
+	PS_FC_HUGETLB,   /* a hugetlb pool page (free or in use) */
+	PS_FC_ZSMALLOC,  /* zsmalloc (zram, zswap) */
+	PS_FC_OFFLINE,   /* offline (ballooned out, memory hot-remove) */
+	PS_FC_RESERVED,  /* PG_reserved: kernel image, memblock, firmware */
+	PS_FC_KERNEL,    /* allocated, no owner the pass can name (vmalloc, stacks, drivers) */
+	PS_FC_UNKNOWN,   /* the struct page could not be read */
+	PS_FC_COUNT
+};
+const char *ps_frame_class_name(enum ps_frame_class c);
+int ps_frame_class_parse(const char *name, size_t len); /* -1 if unknown */
+
+/* f records: frames [pfn, pfn + npages) of one class and owner (PS_UNKNOWN: none). */
+struct ps_frames {
+	uint64_t pfn, npages, owner;
+	enum ps_frame_class cls;
+};
+
+/* owner records: what an f record's owner id names. */
+struct ps_owner {
+	uint64_t id;
+	const char *kind; /* "slab" (name: the cache) */
+	const char *name;
+};
+
 struct ps_end {
 	bool complete;
 	uint64_t tasks, mms, vmas, runs, pages;
@@ -182,7 +215,7 @@ struct ps_end {
 enum ps_rec_type {
 	PS_REC_HEADER, PS_REC_SNAPSHOT, PS_REC_TASK, PS_REC_MM, PS_REC_VMA, PS_REC_MAP,
 	PS_REC_SWAP, PS_REC_UNKNOWN_RANGE, PS_REC_SUM, PS_REC_WARN, PS_REC_END,
-	PS_REC_COUNTER, /* 1.2 */
+	PS_REC_COUNTER, PS_REC_FRAMES, PS_REC_OWNER, /* 1.2 */
 	/* Reserved trace records, delivered as key=value pairs (struct ps_kv). */
 	PS_REC_TRACE,
 };
@@ -209,6 +242,8 @@ struct ps_record {
 		struct ps_vma_sum sum;
 		struct ps_warn warn;
 		struct ps_counter counter;
+		struct ps_frames frames;
+		struct ps_owner owner;
 		struct ps_end end;
 		struct ps_kv trace;
 	} u;
@@ -267,6 +302,8 @@ int ps_write_unknown(struct ps_writer *w, const struct ps_unknown_range *u);
 int ps_write_sum(struct ps_writer *w, const struct ps_vma_sum *s);
 int ps_write_warn(struct ps_writer *w, const struct ps_warn *wr);
 int ps_write_counter(struct ps_writer *w, const struct ps_counter *c); /* inside a snapshot */
+int ps_write_frames(struct ps_writer *w, const struct ps_frames *f);   /* inside a snapshot */
+int ps_write_owner(struct ps_writer *w, const struct ps_owner *o);     /* before its f records */
 /* Writes the end line with the counts the writer kept for this snapshot. */
 int ps_write_end(struct ps_writer *w, bool complete);
 int ps_write_trace(struct ps_writer *w, const struct ps_kv *kv);

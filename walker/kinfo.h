@@ -140,7 +140,13 @@
 	X(SB_INODES, "super_block", "s_inodes", KI_OPT)                                        \
 	X(INODE_SB_LIST, "inode", "i_sb_list", KI_OPT)                                         \
 	X(INODE_MAPPING, "inode", "i_mapping", KI_OPT)                                         \
-	X(ADDRESS_SPACE_NRPAGES, "address_space", "nrpages", KI_OPT)
+	X(ADDRESS_SPACE_NRPAGES, "address_space", "nrpages", KI_OPT)                           \
+	/* The frame pass (frames.c): a free block's order, a slab's cache */                 \
+	X(PAGE_PRIVATE, "page", "private", KI_OPT)                                             \
+	X(SLAB_SLAB_CACHE, "slab", "slab_cache", KI_OPT)   /* struct slab, 5.17+ (d122019bf061) */ \
+	X(PAGE_SLAB_CACHE, "page", "slab_cache", KI_OPT)   /* before 5.17 */                  \
+	X(KMEM_CACHE_NAME, "kmem_cache", "name", KI_OPT)                                       \
+	X(ADDRESS_SPACE_HOST, "address_space", "host", KI_OPT)
 
 /* X(ID, "type", REQ|OPT) -> sizeof */
 #define PS_KI_SIZES(X)                                                                        \

@@ -108,6 +108,22 @@ int mm_pages_init(struct ps_walker *w, const char **why);
 uint64_t mm_memmap_page_addr(struct ps_walker *w, uint64_t pfn);
 void mm_pages_free(struct ps_walker *w);
 
+/* One frame as the pass over all of RAM sees it (frames.c), from its struct page and its
+ * folio's head. */
+struct mm_frame {
+	uint64_t pflags;       /* /proc/kpageflags bits, as the m records' PFLAGS */
+	uint64_t refcount, mapcount;
+	uint64_t head_pfn;     /* the folio's head (PFN itself unless a tail) */
+	uint64_t mapping;      /* the head's mapping word (anon: bit 0) */
+	bool buddy, zsmalloc;  /* page types of the page / its head */
+	uint64_t buddy_order;  /* a free block's order (page->private), PS_UNKNOWN unreadable */
+	uint64_t slab_cache;   /* a slab's struct kmem_cache, 0 if none or unreadable */
+};
+/* 0; -1 the struct page cannot be read; -2 its compound_head points nowhere sensible. */
+int mm_frame_facts(struct ps_walker *w, uint64_t pfn, struct mm_frame *f);
+/* Whether PFN has a struct page at all (a present memory section, FLATMEM's span). */
+bool mm_pfn_has_memmap(struct ps_walker *w, uint64_t pfn);
+
 /* ---- the walker --------------------------------------------------------------------- */
 
 struct mm_page_cache; /* page.c */
@@ -140,6 +156,8 @@ void mm_warn(struct ps_walker *w, uint64_t mm, uint64_t at, const char *fmt, ...
 /* kcounters.c: the kernel's own counters (vmstat, zones, buddyinfo, meminfo) as counter
  * records of the current snapshot; what cannot be read is a warn. */
 void mm_write_kcounters(struct ps_walker *w);
+/* frames.c: every page frame of RAM as f records (and owner records); problems are warns. */
+void mm_write_frames(struct ps_walker *w);
 
 /* A member of a struct read into BUF of LEN bytes: false if the member is absent or does
  * not fit (then *out = 0). Sizes 1, 2, 4, 8. */

@@ -828,6 +828,53 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 	return 0;
 }
 
+/* ---- one frame, for the pass over all of RAM (frames.c) ----------------------------------- */
+
+bool mm_pfn_has_memmap(struct ps_walker *w, uint64_t pfn)
+{
+	struct mm_page_cache *pc = w->pages;
+	if (!pc->memmap_tried)
+		memmap_init(w);
+	if (pc->sparse || pc->flat)
+		return mm_memmap_page_addr(w, pfn) != 0;
+	return page_addr(w, pfn) != 0; /* vmemmap without section facts: try reading */
+}
+
+int mm_frame_facts(struct ps_walker *w, uint64_t pfn, struct mm_frame *fr)
+{
+	struct mm_page_cache *pc = w->pages;
+	struct page_facts f;
+	struct pg p, h;
+	memset(fr, 0, sizeof *fr);
+	int rc = page_facts(w, pfn, &f);
+	if (rc < 0)
+		return rc;
+	if (!load_pg(w, pfn, &p))
+		return -1;
+	fr->head_pfn = pfn;
+	h = p;
+	if ((p.head & 1) && (!head_pfn_of(w, pfn, p.head, &fr->head_pfn) || !load_pg(w, fr->head_pfn, &h)))
+		return -2;
+	fr->pflags = f.pflags;
+	fr->refcount = f.refcount;
+	fr->mapcount = f.mapcount;
+	fr->mapping = h.mapping;
+	fr->buddy = ps_page_is_type(&pc->types, p.type, pc->types.buddy);
+	fr->zsmalloc = pc->types.zsmalloc && ps_page_is_type(&pc->types, h.type, pc->types.zsmalloc);
+	uint64_t v;
+	int64_t o_priv = mm_off(w, PS_KI_PAGE_PRIVATE);
+	if (fr->buddy && o_priv >= 0 && page_field(w, pfn, o_priv, w->c.ptr_size, &v))
+		fr->buddy_order = v;
+	else if (fr->buddy)
+		fr->buddy_order = PS_UNKNOWN;
+	/* struct slab overlays the folio's struct page (5.17+); before, page->slab_cache */
+	int64_t o_cache = mm_has(w, PS_KI_SLAB_SLAB_CACHE) ? mm_off(w, PS_KI_SLAB_SLAB_CACHE)
+							  : mm_off(w, PS_KI_PAGE_SLAB_CACHE);
+	if ((f.pflags & PS_PF(PS_PF_SLAB)) && o_cache >= 0 && page_field(w, fr->head_pfn, o_cache, w->c.ptr_size, &v))
+		fr->slab_cache = v;
+	return 0;
+}
+
 /* ---- the page-table walk of one VMA -------------------------------------------------------- */
 
 struct vwalk {

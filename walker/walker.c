@@ -771,6 +771,8 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 	mm_tasklist_free(&tl);
 	if (rc == 0 && !w->write_failed && !opt->no_counters)
 		mm_write_kcounters(w);
+	if (rc == 0 && !w->write_failed && !opt->no_frames)
+		mm_write_frames(w);
 	if (w->warns > MAX_WARNS) {
 		unsigned n = w->warns - MAX_WARNS;
 		w->warns = 0; /* let this one through */

@@ -1702,6 +1702,60 @@ static void test_counters(void)
 		     "snapshot seq=0\ncounter set=meminfo name=MemTotal value=x\n", 4, "not a decimal");
 }
 
+/* 1.2's f and owner records: written, read back, and the structural errors. */
+static void test_frames(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	struct ps_writer *w = ps_writer_open_stream(fp, "mem");
+	struct ps_header h = { .source = "test", .page_size = 4096 };
+	struct ps_snapshot sn = { .uptime_ns = PS_UNKNOWN };
+	ps_write_header(w, &h), ps_write_snapshot(w, &sn);
+	struct ps_owner o = { .id = 1, .kind = "slab", .name = "kmalloc-64" };
+	struct ps_frames f1 = { .pfn = 0x100, .npages = 16, .cls = PS_FC_FREE, .owner = PS_UNKNOWN };
+	struct ps_frames f2 = { .pfn = 0x110, .npages = 1, .cls = PS_FC_SLAB, .owner = 1 };
+	CHECK(ps_write_owner(w, &o) == 0 && ps_write_frames(w, &f1) == 0 && ps_write_frames(w, &f2) == 0,
+	      "write frames");
+	ps_write_end(w, true);
+	char *err = NULL;
+	CHECK(ps_writer_close(w, false, &err) == 0, "close");
+	fclose(fp);
+	CHECK(strstr(buf, "\nowner id=1 kind=slab name=kmalloc-64\nf 100 16 free -\nf 110 1 slab 1\n") != NULL,
+	      "frame lines: %s", buf);
+	struct memreader m;
+	CHECK(mr_open(&m, buf, len), "reopen");
+	struct ps_record rec;
+	int nf = 0, no = 0;
+	while (m.r && ps_read(m.r, &rec) > 0) {
+		if (rec.type == PS_REC_OWNER) {
+			CHECK(rec.u.owner.id == 1 && !strcmp(rec.u.owner.name, "kmalloc-64"), "owner read back");
+			no++;
+		} else if (rec.type == PS_REC_FRAMES) {
+			const struct ps_frames *f = &rec.u.frames;
+			if (nf == 0)
+				CHECK(f->pfn == 0x100 && f->npages == 16 && f->cls == PS_FC_FREE && f->owner == PS_UNKNOWN,
+				      "f 0 read back");
+			else
+				CHECK(f->pfn == 0x110 && f->npages == 1 && f->cls == PS_FC_SLAB && f->owner == 1, "f 1");
+			nf++;
+		}
+	}
+	CHECK(nf == 2 && no == 1, "%d f, %d owner records", nf, no);
+	mr_close(&m);
+	free(buf);
+#define HDR12 "pagesleuth-records 1.2\nheader source=test endian=little page_size=4096\n"
+	EXPECT_ERROR(HDR12 "f 0 1 free -\n", 3, "outside a snapshot");
+	EXPECT_ERROR(HDR12 "snapshot seq=0\nf 0 1 bogus -\n", 4, "unknown frame class");
+	EXPECT_ERROR(HDR12 "snapshot seq=0\nf 0 0 free -\n", 4, "out of range");
+	EXPECT_ERROR(HDR12 "snapshot seq=0\nf fffffffffffff 2 free -\n", 4, "out of range");
+	EXPECT_ERROR(HDR12 "snapshot seq=0\nf 10 4 free -\nf 12 1 slab -\n", 5, "overlaps");
+	EXPECT_ERROR(HDR12 "snapshot seq=0\nf 10 4 free\n", 4, "field 4");
+	EXPECT_ERROR(HDR12 "snapshot seq=0\nowner kind=slab name=x\n", 4, "missing id=");
+	expect_ok_at(__FILE__, __LINE__, HDR12 "snapshot seq=0\nf 10 4 free -\nf 14 1 slab 7\nend status=complete\n");
+#undef HDR12
+}
+
 static void test_special_output(void)
 {
 	char fifo[300], buf[256];
@@ -1730,6 +1784,7 @@ static void test_special_output(void)
 int main(void)
 {
 	test_counters();
+	test_frames();
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 2;

@@ -1,7 +1,9 @@
 #!/bin/bash
-# kcounters.sh - the kernel's own counters read from every fixture dump (counter records:
-# vmstat, meminfo, zone, buddyinfo) against what the guest's kernel printed in
-# /proc/vmstat and /proc/meminfo right before the dump (groundtruth.txt).
+# ram.sh - all of RAM from every fixture dump: the kernel's own counters (counter records:
+# vmstat, meminfo, zone, buddyinfo) against what the guest's kernel printed in /proc/vmstat
+# and /proc/meminfo right before the dump (groundtruth.txt), and the pass over every page
+# frame (f records) against those counters in the same dump and against the guest's
+# /proc/kpageflags of every page its workload mapped.
 #
 # The guest kept running between its capture and the dump: gtcap itself (its stack, page
 # tables, anonymous memory) and the ground-truth file it wrote to tmpfs after reading
@@ -15,6 +17,14 @@
 #     difference;
 #   - self-consistency inside the dump: the zones' NR_FREE_PAGES sum to the global counter,
 #     and meminfo's split adds up to MemTotal in the report's ram table;
+#   - frames: every frame the guest's kpageflags called anonymous, shmem, file or reserved
+#     (for the workload's mapped pages, captured before the dump) is in that class, but
+#     for those that changed between capture and dump (said how many; at most 1 in 100);
+#     inside the dump the walked free, shmem, page-table and page-cache frames equal the
+#     kernel's counters (give or take 8 pages: the per-CPU deltas the global counters had
+#     not folded in), anonymous frames lie between nr_anon_pages and it plus the swap
+#     cache, slab frames are at most the slab counters (which also count large kmalloc),
+#     no frame is unknown;
 #   - a kernel whose kallsyms has no data symbols (CONFIG_KALLSYMS_ALL off in the fixture's
 #     config) and no System.map given writes no counters and no warning: nothing misread.
 set -uo pipefail
@@ -26,7 +36,7 @@ FAST=${PAGESLEUTH_FAST:-build/pagesleuth}
 [ -x "$ASAN" ] || ASAN=$FAST
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-T=$(mktemp -d "${TMPDIR:-/tmp}/kcounters.XXXXXX")
+T=$(mktemp -d "${TMPDIR:-/tmp}/ram.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail=0 checked=0
 bad() { echo "FAIL: $*"; fail=1; }
@@ -113,6 +123,61 @@ else:
           (len(names), same, len(meminfo), len(g_mi), n_exact, gt_pages, buddy, free))
     print("  moved by gtcap's run (kB): " + ", ".join(moved))
     print("  not read: " + ", ".join(unread))
+# --- the pass over every frame ---
+import bisect
+starts, ends, cls, fcount = [], [], [], {}
+for line in open(rec):
+    if line.startswith("f "):
+        p = line.split(); a = int(p[1], 16); n = int(p[2])
+        starts.append(a); ends.append(a + n); cls.append(p[3])
+        fcount[p[3]] = fcount.get(p[3], 0) + n
+if not starts:
+    errors.append("no f records (the pass over all frames wrote nothing)")
+else:
+    def klass(pfn):
+        i = bisect.bisect_right(starts, pfn) - 1
+        return cls[i] if i >= 0 and pfn < ends[i] else None
+    agree, changed, seen = 0, {}, set()
+    for line in open(gt, errors="replace"):
+        if not line.startswith("page "):
+            continue
+        p = line.split()
+        if len(p) < 7 or p[3] == "-" or p[3] in seen:
+            continue
+        seen.add(p[3])
+        pfn, fl = int(p[3], 16), int(p[5], 16)
+        exp = ("reserved" if fl >> 32 & 1 or fl >> 24 & 1 else "anon" if fl >> 12 & 1
+               else "shmem" if fl >> 14 & 1 else "file")
+        got = klass(pfn)
+        if got == exp:
+            agree += 1
+        else:
+            changed["%s->%s" % (exp, got)] = changed.get("%s->%s" % (exp, got), 0) + 1
+    nchanged = sum(changed.values())
+    if not agree or nchanged * 100 > agree + nchanged:
+        errors.append("frames: %d of %d workload frames in the class kpageflags gave them: %s" %
+                      (agree, agree + nchanged, changed))
+    if fcount.get("unknown"):
+        errors.append("frames: %d frames unknown" % fcount["unknown"])
+    vmd = dict(vmstat)
+    def near(what, walked, counted):
+        if abs(walked - counted) > 8:
+            errors.append("frames: %s %d walked, the kernel counts %d" % (what, walked, counted))
+    if "nr_free_pages" in vmd:
+        near("free", fcount.get("free", 0), vmd["nr_free_pages"])
+        near("shmem", fcount.get("shmem", 0), vmd["nr_shmem"])
+        near("page tables", fcount.get("pgtable", 0), vmd["nr_page_table_pages"])
+        if "nr_swapcached" in vmd:
+            near("page cache", fcount.get("file", 0), vmd["nr_file_pages"] - vmd["nr_shmem"] - vmd["nr_swapcached"])
+            if not (vmd["nr_anon_pages"] - 8 <= fcount.get("anon", 0) <= vmd["nr_anon_pages"] + vmd["nr_swapcached"] + 8):
+                errors.append("frames: anon %d outside nr_anon_pages %d .. + nr_swapcached %d" %
+                              (fcount.get("anon", 0), vmd["nr_anon_pages"], vmd["nr_swapcached"]))
+        slab_counted = vmd["nr_slab_reclaimable"] + vmd["nr_slab_unreclaimable"]
+        if fcount.get("slab", 0) > slab_counted + 8:
+            errors.append("frames: slab %d walked, more than the kernel's %d" % (fcount.get("slab", 0), slab_counted))
+    print("  frames: %s; %d of %d workload frames in kpageflags' class (%s changed)" %
+          (", ".join("%s %d" % kv for kv in sorted(fcount.items())), agree, agree + nchanged,
+           ", ".join("%s %d" % kv for kv in changed.items()) or "none"))
 for e in errors:
     print("FAIL: %s: %s" % (fixture, e))
 sys.exit(1 if errors else 0)
@@ -197,6 +262,6 @@ for fx in ppc32-e500-64pte ppc32-mpc8544ds-32pte ppc32-e500-64pte-bullseye ppc32
 	run $fx qemu.elf "$FAST" --btf "$(fx_btf $fx)"
 done
 run ppc32-e500-64pte qemu-kdump-zlib.kdump "$ASAN" --btf "$(fx_btf ppc32-e500-64pte)"
-echo "kcounters: $checked dumps checked"
+echo "ram: $checked dumps checked"
 [ $fail -eq 0 ] || exit 1
-echo "kcounters: OK"
+echo "ram: OK"

@@ -1,0 +1,167 @@
+/* frames.c - every page frame of RAM, classified by the kernel's own state: one pass over
+ * the memory map (every present section, or FLATMEM's node), the struct pages read in the
+ * same 64-page windows as the process walk reads them (page.c).
+ *
+ * Each frame gets one class (records.h, enum ps_frame_class), decided in this order:
+ *   a free block's head (PageBuddy; page->private is its order) makes 2^order frames free;
+ *   offline, hugetlb, slab (owner: the kmem_cache, by name), page table, zsmalloc (page
+ *   types and flags as /proc/kpageflags reports them, the folio's for a tail page);
+ *   anonymous (the folio's mapping has PAGE_MAPPING_ANON), shmem (a mapping and
+ *   PG_swapbacked), file (a mapping); PG_reserved; then by the folio's refcount: 0 is
+ *   unused (per-CPU free lists, pages being freed), anything else allocated by the kernel
+ *   for an owner this pass cannot name (vmalloc, kernel stacks, drivers' alloc_pages).
+ * Runs of frames with one class and owner are f records; owner records name the owners
+ * (here: slab caches) before their first run. Work is bounded by max_pfn, memory by the
+ * number of distinct owners.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_internal.h"
+
+#define FR_MAX_ORDER 20     /* a free block larger than 4 GiB of 4K pages is corrupt */
+#define FR_MAX_OWNERS 65536 /* distinct slab caches written by name; more are "?" */
+
+struct frun {
+	struct ps_walker *w;
+	struct ps_frames cur; /* pending run; npages 0 = none */
+	struct mm_set owners; /* kmem_cache kaddr -> owner id */
+	uint64_t next_owner;
+	uint64_t unreadable, bad_heads, bad_orders;
+	uint64_t first_unreadable, first_bad_head, first_bad_order;
+};
+
+static void flush(struct frun *f)
+{
+	if (!f->cur.npages)
+		return;
+	if (!f->w->write_failed && ps_write_frames(f->w->out, &f->cur) < 0)
+		f->w->write_failed = true;
+	f->cur.npages = 0;
+}
+
+static void add(struct frun *f, uint64_t pfn, uint64_t n, enum ps_frame_class cls, uint64_t owner)
+{
+	struct ps_frames *c = &f->cur;
+	if (c->npages && c->cls == cls && c->owner == owner && c->pfn + c->npages == pfn) {
+		c->npages += n;
+		return;
+	}
+	flush(f);
+	*c = (struct ps_frames){ .pfn = pfn, .npages = n, .cls = cls, .owner = owner };
+}
+
+/* The owner id of slab cache CACHE (a struct kmem_cache), writing its owner record the
+ * first time; PS_UNKNOWN when the cache cannot be named. */
+static uint64_t slab_owner(struct frun *f, uint64_t cache)
+{
+	struct ps_walker *w = f->w;
+	uint64_t id;
+	if (!cache || !mm_kptr_ok(w, cache, w->c.ptr_size))
+		return PS_UNKNOWN;
+	if (mm_set_get(&f->owners, cache, &id))
+		return id;
+	if (f->next_owner >= FR_MAX_OWNERS)
+		return PS_UNKNOWN;
+	char name[64] = "";
+	uint64_t np;
+	if (!mm_has(w, PS_KI_KMEM_CACHE_NAME) ||
+	    ps_kread_ptr(&w->c, cache + (uint64_t)mm_off(w, PS_KI_KMEM_CACHE_NAME), &np) != PS_READ_OK ||
+	    ps_kread_string(&w->c, np, name, sizeof name) != PS_READ_OK || !name[0])
+		snprintf(name, sizeof name, "kmem_cache@%" PRIx64, cache);
+	id = ++f->next_owner;
+	if (mm_set_put(&f->owners, cache, id, true) < 0)
+		return PS_UNKNOWN;
+	struct ps_owner o = { .id = id, .kind = "slab", .name = name };
+	flush(f); /* the owner record before any run that names it */
+	if (!w->write_failed && ps_write_owner(w->out, &o) < 0)
+		w->write_failed = true;
+	return id;
+}
+
+static enum ps_frame_class classify(struct frun *f, const struct mm_frame *fr, uint64_t *owner)
+{
+	uint64_t pf = fr->pflags;
+	*owner = PS_UNKNOWN;
+	if (pf & PS_PF(PS_PF_OFFLINE))
+		return PS_FC_OFFLINE;
+	if (pf & PS_PF(PS_PF_HUGE))
+		return PS_FC_HUGETLB;
+	if (pf & PS_PF(PS_PF_SLAB)) {
+		*owner = slab_owner(f, fr->slab_cache);
+		return PS_FC_SLAB;
+	}
+	if (pf & PS_PF(PS_PF_PGTABLE))
+		return PS_FC_PGTABLE;
+	if (fr->zsmalloc)
+		return PS_FC_ZSMALLOC;
+	if (fr->mapping & 1)
+		return PS_FC_ANON;
+	if (fr->mapping && mm_kptr_ok(f->w, fr->mapping, f->w->c.ptr_size))
+		return pf & PS_PF(PS_PF_SWAPBACKED) ? PS_FC_SHMEM : PS_FC_FILE;
+	if (pf & (UINT64_C(1) << 32)) /* KPF_RESERVED */
+		return PS_FC_RESERVED;
+	if (fr->refcount == 0)
+		return PS_FC_UNUSED;
+	return PS_FC_KERNEL;
+}
+
+static void note(uint64_t *n, uint64_t *first, uint64_t pfn)
+{
+	if (!(*n)++)
+		*first = pfn;
+}
+
+void mm_write_frames(struct ps_walker *w)
+{
+	uint64_t max_pfn = w->c.max_pfn;
+	if (!max_pfn || max_pfn > (UINT64_C(1) << 40))
+		return; /* no idea where RAM ends: nothing is guessed */
+	struct frun f = { .w = w };
+	for (uint64_t pfn = 0; pfn < max_pfn && !w->write_failed;) {
+		if (!mm_pfn_has_memmap(w, pfn)) {
+			flush(&f);
+			pfn++;
+			continue;
+		}
+		struct mm_frame fr;
+		int rc = mm_frame_facts(w, pfn, &fr);
+		if (rc < 0) {
+			if (rc == -1)
+				note(&f.unreadable, &f.first_unreadable, pfn);
+			else
+				note(&f.bad_heads, &f.first_bad_head, pfn);
+			add(&f, pfn, 1, PS_FC_UNKNOWN, PS_UNKNOWN);
+			pfn++;
+			continue;
+		}
+		if (fr.buddy) {
+			uint64_t n = 1;
+			if (fr.buddy_order <= FR_MAX_ORDER)
+				n = UINT64_C(1) << fr.buddy_order;
+			else
+				note(&f.bad_orders, &f.first_bad_order, pfn);
+			if (n > max_pfn - pfn)
+				n = max_pfn - pfn;
+			add(&f, pfn, n, PS_FC_FREE, PS_UNKNOWN);
+			pfn += n;
+			continue;
+		}
+		uint64_t owner;
+		enum ps_frame_class cls = classify(&f, &fr, &owner);
+		add(&f, pfn, 1, cls, owner);
+		pfn++;
+	}
+	flush(&f);
+	if (f.unreadable)
+		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "frames: %" PRIu64 " struct pages unreadable (first PFN %" PRIx64
+			"): written as unknown", f.unreadable, f.first_unreadable);
+	if (f.bad_heads)
+		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "frames: %" PRIu64 " tail pages whose compound_head points "
+			"nowhere (first PFN %" PRIx64 "): written as unknown", f.bad_heads, f.first_bad_head);
+	if (f.bad_orders)
+		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "frames: %" PRIu64 " free blocks with an impossible order "
+			"(first PFN %" PRIx64 "): counted as one frame each", f.bad_orders, f.first_bad_order);
+	mm_set_free(&f.owners);
+}
