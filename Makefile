@@ -31,7 +31,7 @@ B            ?= build
 
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 
-.PHONY: all asan test check deps fixtures bench bench-db bench-dump fuzz fuzz-dumps clean report-demo crash-ext crash-cross
+.PHONY: all asan test check deps fixtures bench bench-db bench-dump fuzz fuzz-dumps clean report-demo crash-ext crash-cross install uninstall man
 all: $(B)/pagesleuth $(B)/libpagesleuth.a $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 asan: $(B)-asan/pagesleuth $(patsubst tests/unit/%.c,$(B)-asan/tests/%,$(UNIT_SRC))
 

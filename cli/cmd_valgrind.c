@@ -34,46 +34,88 @@ static void usage(FILE *out)
 		"  --alloc-rules=FILE   group the allocation tree by rules (docs/alloc-rules.md)\n"
 		"  valgrind --tool=pagesleuth --help lists every tool option.\n\n"
 		"The tool is looked up in $PAGESLEUTH_VALGRIND_LIB, then in valgrind-lib/ beside\n"
-		"this program (make valgrind-tool), then in ../lib/pagesleuth/valgrind-lib/.\n"
+		"this program (make valgrind-tool), then in ../libexec/pagesleuth/valgrind-lib/\n"
+		"(make install) and ../lib/pagesleuth/valgrind-lib/ relative to it.\n"
 		"Programs annotate phases with PAGESLEUTH_MARK(\"text\") from valgrind/pagesleuth.h.\n"
 		"docs/valgrind.md has the details.\n");
 }
 
-static int has_tool(const char *dir)
+/* What a VALGRIND_LIB directory needs (mk/valgrind.mk): the tool, its malloc-replacement
+ * preload and the core's preload (a symbolic link to the stock one: access() follows it,
+ * so a link left dangling by a valgrind package removed is found here, not by valgrind). */
+static const char *const lib_files[] = { TOOL_FILE, "vgpreload_pagesleuth-amd64-linux.so",
+					 "vgpreload_core-amd64-linux.so" };
+
+/* NULL when DIR has everything, else the first file it lacks. */
+static const char *lib_missing(const char *dir)
 {
 	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "%s/%s", dir, TOOL_FILE) >= (int)sizeof path)
-		return 0;
-	return access(path, X_OK) == 0;
+	for (size_t i = 0; i < sizeof lib_files / sizeof lib_files[0]; i++) {
+		if (snprintf(path, sizeof path, "%s/%s", dir, lib_files[i]) >= (int)sizeof path ||
+		    access(path, i == 0 ? X_OK : R_OK) != 0)
+			return lib_files[i];
+	}
+	return NULL;
 }
 
-/* The VALGRIND_LIB directory, or NULL with a message. */
+/* The VALGRIND_LIB directory, or NULL with one line saying how to get it. Looked up relative
+ * to this program's own file (/proc/self/exe), so a build tree and an installed copy
+ * (PREFIX/bin/pagesleuth, PREFIX/libexec/pagesleuth/valgrind-lib) each find their own. */
 static const char *find_lib(char *buf, size_t len)
 {
 	const char *env = getenv("PAGESLEUTH_VALGRIND_LIB");
 	if (env && *env) {
-		if (has_tool(env))
+		const char *missing = lib_missing(env);
+		if (!missing)
 			return env;
 		fprintf(stderr, "pagesleuth valgrind: PAGESLEUTH_VALGRIND_LIB=%s has no %s\n", env,
-			TOOL_FILE);
+			missing);
 		return NULL;
 	}
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], partial[PATH_MAX] = "";
+	const char *partial_missing = NULL;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = 0;
-		static const char *const rel[] = { "valgrind-lib", "../lib/pagesleuth/valgrind-lib" };
-		for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-			if (snprintf(buf, len, "%s/%s", exe, rel[i]) < (int)len && has_tool(buf))
-				return buf;
+	if (n <= 0) {
+		fprintf(stderr, "pagesleuth valgrind: cannot read /proc/self/exe (%s) to find the "
+				"Valgrind tool: set PAGESLEUTH_VALGRIND_LIB\n", strerror(errno));
+		return NULL;
+	}
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0; /* the directory of this program */
+	static const char *const rel[] = { "valgrind-lib", "../libexec/pagesleuth/valgrind-lib",
+					   "../lib/pagesleuth/valgrind-lib" };
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		if (snprintf(buf, len, "%s/%s", exe, rel[i]) >= (int)len)
+			continue;
+		const char *missing = lib_missing(buf);
+		if (!missing)
+			return buf;
+		if (missing != lib_files[0] && !partial_missing) {
+			snprintf(partial, sizeof partial, "%s", buf);
+			partial_missing = missing;
 		}
 	}
-	fprintf(stderr, "pagesleuth valgrind: the Valgrind tool is not built: no %s beside this "
-			"program (run `make valgrind-tool`, or set PAGESLEUTH_VALGRIND_LIB)\n",
-		TOOL_FILE);
+	if (partial_missing) {
+		fprintf(stderr, "pagesleuth valgrind: %s has no %s: rebuild it with `make "
+				"valgrind-tool` (and `make install`), or set PAGESLEUTH_VALGRIND_LIB\n",
+			partial, partial_missing);
+		return NULL;
+	}
+	/* The installed layout's prefix: the parent of this program's directory. */
+	char prefix[PATH_MAX + 4];
+	snprintf(prefix, sizeof prefix, "%s", exe);
+	slash = strrchr(prefix, '/');
+	if (slash && slash != prefix)
+		*slash = 0;
+	else
+		snprintf(prefix, sizeof prefix, "%s/..", exe);
+	fprintf(stderr, "pagesleuth valgrind: the Valgrind tool is not built: no %s in "
+			"%s/valgrind-lib or %s/libexec/pagesleuth/valgrind-lib (in the source tree: "
+			"`make valgrind-tool`, then `make install` for an installed pagesleuth; or set "
+			"PAGESLEUTH_VALGRIND_LIB)\n",
+		TOOL_FILE, exe, prefix);
 	return NULL;
 }
 

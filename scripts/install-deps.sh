@@ -12,7 +12,8 @@ packages=(
 	libkdumpfile-dev       # reading kernel dumps (fixture self-check, coredump/)
 	libelf-dev libdw-dev   # ELF and DWARF (coredump/, --vmlinux)
 	libbpf-dev             # BTF type information found inside dumps
-	python3                # fixture orchestration (QMP)
+	python3                # fixture orchestration (QMP); scripts/help2man.py: man pages and completion from --help
+	man-db groff-base      # make man and tests/cases/install.sh: the generated man pages rendered and checked
 	libsqlite3-dev sqlite3 # pagesleuth db: the embedded backend (and the sqlite3 shell the tests use)
 	libpq-dev postgresql   # pagesleuth db: the PostgreSQL backend; the tests start a private server
 	crash                  # Debian's crash 8.0.2: defs.h for crash-ext/, and the tests run the extension in it
