@@ -18,6 +18,7 @@ static const struct {
 	{ "wss", ps_cmd_wss, "measure a running process's working-set size (referenced or idle pages)" },
 	{ "extract", ps_cmd_extract, "read a kernel dump (vmcore, kdump) into records" },
 	{ "profile", ps_cmd_profile, "write a kernel's type information as a small profile" },
+	{ "log", ps_cmd_log, "print the kernel log (dmesg) stored in a kernel dump" },
 	{ "valgrind", ps_cmd_valgrind, "run a program under the pagesleuth Valgrind tool (trace records)" },
 	{ "lackey", ps_cmd_lackey, "turn stock Lackey --trace-mem output into working-set records" },
 };
