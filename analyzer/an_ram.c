@@ -322,47 +322,55 @@ static void an_frames_table(const struct model *m, struct report *r)
 	report_add(r, t);
 }
 
-/* The slab caches holding the most frames (owner records of kind slab). */
-static void an_slab_table(const struct model *m, struct report *r)
+/* The owners (owner records) of the classes in CLASSES holding the most frames: slab caches,
+ * files in the page cache. */
+static void an_owner_table(const struct model *m, struct report *r, const char *id, const char *title,
+			   const char *what, unsigned classes, unsigned top)
 {
-	enum { S_CACHE, S_BYTES, S_SHARE, S_N };
-	static const struct column cols[S_N] = {
-		{ "cache", "SLAB CACHE", CELL_STR, COL_DEC }, { "bytes", "FRAMES", CELL_U64, COL_BYTES },
-		{ "share_pct", "% SLAB", CELL_F64, COL_DEC },
+	enum { O_NAME, O_CLASS, O_BYTES, O_SHARE, O_N };
+	const struct column cols[O_N] = {
+		{ "name", what, CELL_STR, COL_DEC }, { "class", "CLASS", CELL_STR, COL_DEC },
+		{ "bytes", "FRAMES", CELL_U64, COL_BYTES }, { "share_pct", "% CLASS", CELL_F64, COL_DEC },
 	};
-	uint64_t slab = m->frames[PS_FC_SLAB];
-	if (!slab)
+	uint64_t total = 0;
+	for (int c = 0; c < PS_FC_COUNT; c++)
+		if (classes & (1u << c))
+			total += m->frames[c];
+	if (!total)
 		return;
-	struct table *t = table_new("slabs", "Slab caches by the frames their slabs hold (the walk)",
-				    STYLE_GRID, S_N, cols);
-	table_set_decimals(t, S_SHARE, 1);
-	/* the largest SLAB_TOP caches, then the rest as one row */
-	enum { SLAB_TOP = 25 };
+	struct table *t = table_new(id, title, STYLE_GRID, O_N, cols);
+	table_set_decimals(t, O_SHARE, 1);
 	size_t *idx = xcalloc(m->nowners + 1, sizeof *idx), n = 0;
 	for (size_t i = 0; i < m->nowners; i++)
-		if (m->owners[i].frames && m->owners[i].cls == PS_FC_SLAB)
+		if (m->owners[i].frames && (classes & (1u << m->owners[i].cls)))
 			idx[n++] = i;
-	for (size_t i = 1; i < n; i++) /* insertion sort by frames, descending: n is small */
-		for (size_t j = i; j > 0 && m->owners[idx[j]].frames > m->owners[idx[j - 1]].frames; j--) {
-			size_t x = idx[j];
-			idx[j] = idx[j - 1], idx[j - 1] = x;
-		}
+	/* the largest TOP: a partial selection sort (TOP is small, N may be large) */
+	size_t shown_n = n < top ? n : top;
+	for (size_t i = 0; i < shown_n; i++) {
+		size_t best = i;
+		for (size_t j = i + 1; j < n; j++)
+			if (m->owners[idx[j]].frames > m->owners[idx[best]].frames)
+				best = j;
+		size_t x = idx[i];
+		idx[i] = idx[best], idx[best] = x;
+	}
 	uint64_t shown = 0;
-	for (size_t i = 0; i < n && i < SLAB_TOP; i++) {
+	for (size_t i = 0; i < shown_n; i++) {
 		const struct frame_owner *o = &m->owners[idx[i]];
 		size_t row = table_add_row(t);
-		table_set_str(t, row, S_CACHE, o->name ? o->name : "?");
-		table_set_u64(t, row, S_BYTES, o->frames * m->page_size);
-		table_set_f64(t, row, S_SHARE, 100.0 * (double)o->frames / (double)slab);
+		table_set_str(t, row, O_NAME, o->name ? o->name : "?");
+		table_set_str(t, row, O_CLASS, ps_frame_class_name(o->cls));
+		table_set_u64(t, row, O_BYTES, o->frames * m->page_size);
+		table_set_f64(t, row, O_SHARE, 100.0 * (double)o->frames / (double)total);
 		shown += o->frames;
 	}
-	if (shown < slab) {
+	if (shown < total) {
 		size_t row = table_add_row(t);
-		table_set_str(t, row, S_CACHE, n > SLAB_TOP ? "(the other caches)" : "(cache not readable)");
-		table_set_u64(t, row, S_BYTES, (slab - shown) * m->page_size);
-		table_set_f64(t, row, S_SHARE, 100.0 * (double)(slab - shown) / (double)slab);
+		table_set_str(t, row, O_NAME, n > shown_n ? "(the others)" : "(owner not readable)");
+		table_set_u64(t, row, O_BYTES, (total - shown) * m->page_size);
+		table_set_f64(t, row, O_SHARE, 100.0 * (double)(total - shown) / (double)total);
 	}
-	table_set_note(t, "%zu caches hold slabs; the %d largest are shown", n, SLAB_TOP);
+	table_set_note(t, "%zu hold frames; the %zu largest are shown", n, shown_n);
 	free(idx);
 	report_add(r, t);
 }
@@ -373,7 +381,10 @@ void an_ram(const struct model *m, struct report *r)
 		an_ram_table(m, r);
 	if (m->have_frames) {
 		an_frames_table(m, r);
-		an_slab_table(m, r);
+		an_owner_table(m, r, "slabs", "Slab caches by the frames their slabs hold (the walk)",
+			       "SLAB CACHE", 1u << PS_FC_SLAB, 25);
+		an_owner_table(m, r, "files", "Files in the page cache by their frames, mapped or not (the walk)",
+			       "FILE", 1u << PS_FC_FILE | 1u << PS_FC_SHMEM, 25);
 	}
 	if (m->ncounters) {
 		an_meminfo_table(m, r);

@@ -52,6 +52,7 @@
 #include "livehdr.h"
 #include "pagemap.h"
 #include "counters.h"
+#include "frames.h"
 #include "procfs.h"
 #include "records.h"
 
@@ -87,6 +88,7 @@ struct snap_options {
 	size_t npids;
 	bool no_pages;
 	bool no_counters; /* no counter records (meminfo, vmstat, zones, buddyinfo) */
+	bool frames;      /* f records: every frame of RAM, from kpageflags (root only) */
 	unsigned jobs;  /* reader threads, the main one included; 0: default */
 	double every;   /* seconds between snapshot starts; 0: one snapshot */
 	uint64_t count; /* snapshots to take; 0 with --every: until SIGINT/SIGTERM */
@@ -170,6 +172,8 @@ static void usage(FILE *out)
 		"      --no-pages   VMAs only: no page runs or summaries (fast)\n"
 		"      --no-counters  leave out the kernel's counters (/proc/meminfo, vmstat, zoneinfo,\n"
 		"                   buddyinfo), written after the processes of each snapshot\n"
+		"      --frames     also every frame of RAM by class (/proc/kpageflags and kpagecount\n"
+		"                   over every PFN, as page-types -a; root only; ~0.3 s per GiB)\n"
 		"  -e, --every S    repeat: one snapshot every S seconds (fractions allowed), all in one\n"
 		"                   stream (snapshot seq=0, 1, ...), each with its threads' fault counters,\n"
 		"                   for 'pagesleuth report' (thrash) and 'pagesleuth diff'\n"
@@ -194,6 +198,7 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-pages", no_argument, NULL, 'n' },
 		{ "no-counters", no_argument, NULL, 'N' },
+		{ "frames", no_argument, NULL, 'F' },
 		{ "every", required_argument, NULL, 'e' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "jobs", required_argument, NULL, 'j' },
@@ -225,6 +230,7 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 		case 'o': opt->out_path = optarg; break;
 		case 'n': opt->no_pages = true; break;
 		case 'N': opt->no_counters = true; break;
+		case 'F': opt->frames = true; break;
 		case 'e':
 			/* A positive number of seconds, at most a day. */
 			if (!live_parse_seconds(optarg, 0, 86400, &opt->every) || opt->every <= 0) {
@@ -1076,6 +1082,14 @@ static bool snap_round(struct snap *s, uint64_t seq, uint64_t **all_pids, size_t
 		char why[300];
 		if (live_write_counters(s->w, NULL, why, sizeof why) == 1)
 			problem(s, PS_UNKNOWN, PS_UNKNOWN, "kernel counters: %s", why);
+	}
+	/* Without root the frames are hidden, as the PFNs are (the header says pfn-hidden). */
+	if (opt->frames && geteuid() == 0) {
+		char why[300];
+		if (live_write_frames(s->w, NULL, why, sizeof why) == 1)
+			problem(s, PS_UNKNOWN, PS_UNKNOWN, "frames: %s", why);
+	} else if (opt->frames && seq == 0) {
+		fprintf(stderr, "pagesleuth snap: --frames needs root (/proc/kpageflags): no frames written\n");
 	}
 	ps_write_end(s->w, !s->partial);
 	return !s->partial;

@@ -11,7 +11,7 @@
  *   unused (per-CPU free lists, pages being freed), anything else allocated by the kernel
  *   for an owner this pass cannot name (vmalloc, kernel stacks, drivers' alloc_pages).
  * Runs of frames with one class and owner are f records; owner records name the owners
- * (here: slab caches) before their first run. Work is bounded by max_pfn, memory by the
+ * (slab caches; files by their path inside their filesystem) before their first run. Work is bounded by max_pfn, memory by the
  * number of distinct owners.
  */
 #include <inttypes.h>
@@ -21,12 +21,13 @@
 #include "mm_internal.h"
 
 #define FR_MAX_ORDER 20     /* a free block larger than 4 GiB of 4K pages is corrupt */
-#define FR_MAX_OWNERS 65536 /* distinct slab caches written by name; more are "?" */
+#define FR_MAX_OWNERS (1u << 20) /* distinct owners named (caches, files); more are "-" */
 
 struct frun {
 	struct ps_walker *w;
 	struct ps_frames cur; /* pending run; npages 0 = none */
 	struct mm_set owners; /* kmem_cache kaddr -> owner id */
+	struct mm_set files;  /* address_space kaddr -> owner id */
 	uint64_t next_owner;
 	uint64_t unreadable, bad_heads, bad_orders;
 	uint64_t first_unreadable, first_bad_head, first_bad_order;
@@ -80,6 +81,40 @@ static uint64_t slab_owner(struct frun *f, uint64_t cache)
 	return id;
 }
 
+/* The owner id of the file whose page cache MAPPING (a struct address_space) is, writing
+ * its owner record (kind file: the path inside its filesystem, or the device and inode
+ * number) the first time; PS_UNKNOWN when it cannot be named. */
+static uint64_t file_owner(struct frun *f, uint64_t mapping)
+{
+	struct ps_walker *w = f->w;
+	uint64_t id, host;
+	if (mm_set_get(&f->files, mapping, &id))
+		return id;
+	if (f->next_owner >= FR_MAX_OWNERS || !mm_has(w, PS_KI_ADDRESS_SPACE_HOST))
+		return PS_UNKNOWN;
+	struct mm_file_info fi;
+	char name[96];
+	const char *label = NULL;
+	if (ps_kread_ptr(&w->c, mapping + (uint64_t)mm_off(w, PS_KI_ADDRESS_SPACE_HOST), &host) == PS_READ_OK &&
+	    mm_inode_info(w, host, &fi) == 0) {
+		if (fi.path[0]) {
+			label = fi.path;
+		} else {
+			snprintf(name, sizeof name, "(device %x:%x inode %" PRIu64 ")", fi.dev_major, fi.dev_minor,
+				 fi.inode);
+			label = name;
+		}
+	}
+	id = label ? ++f->next_owner : PS_UNKNOWN;
+	if (mm_set_put(&f->files, mapping, id, true) < 0 || id == PS_UNKNOWN)
+		return PS_UNKNOWN;
+	struct ps_owner o = { .id = id, .kind = "file", .name = label };
+	flush(f);
+	if (!w->write_failed && ps_write_owner(w->out, &o) < 0)
+		w->write_failed = true;
+	return id;
+}
+
 static enum ps_frame_class classify(struct frun *f, const struct mm_frame *fr, uint64_t *owner)
 {
 	uint64_t pf = fr->pflags;
@@ -98,8 +133,10 @@ static enum ps_frame_class classify(struct frun *f, const struct mm_frame *fr, u
 		return PS_FC_ZSMALLOC;
 	if (fr->mapping & 1)
 		return PS_FC_ANON;
-	if (fr->mapping && mm_kptr_ok(f->w, fr->mapping, f->w->c.ptr_size))
+	if (fr->mapping && mm_kptr_ok(f->w, fr->mapping, f->w->c.ptr_size)) {
+		*owner = file_owner(f, fr->mapping);
 		return pf & PS_PF(PS_PF_SWAPBACKED) ? PS_FC_SHMEM : PS_FC_FILE;
+	}
 	if (pf & (UINT64_C(1) << 32)) /* KPF_RESERVED */
 		return PS_FC_RESERVED;
 	if (fr->refcount == 0)
@@ -164,4 +201,5 @@ void mm_write_frames(struct ps_walker *w)
 		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "frames: %" PRIu64 " free blocks with an impossible order "
 			"(first PFN %" PRIx64 "): counted as one frame each", f.bad_orders, f.first_bad_order);
 	mm_set_free(&f.owners);
+	mm_set_free(&f.files);
 }

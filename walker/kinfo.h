@@ -146,7 +146,13 @@
 	X(SLAB_SLAB_CACHE, "slab", "slab_cache", KI_OPT)   /* struct slab, 5.17+ (d122019bf061) */ \
 	X(PAGE_SLAB_CACHE, "page", "slab_cache", KI_OPT)   /* before 5.17 */                  \
 	X(KMEM_CACHE_NAME, "kmem_cache", "name", KI_OPT)                                       \
-	X(ADDRESS_SPACE_HOST, "address_space", "host", KI_OPT)
+	X(ADDRESS_SPACE_HOST, "address_space", "host", KI_OPT)                                 \
+	X(INODE_I_DENTRY, "inode", "i_dentry", KI_OPT)     /* hlist of its dentries */         \
+	X(DENTRY_D_ALIAS, "dentry", "d_u.d_alias", KI_OPT)                                    \
+	X(DENTRY_D_ALIAS_ANON, "dentry", "d_alias", KI_OPT) /* d_u an anonymous union (2025) */ \
+	X(SB_S_MOUNTS, "super_block", "s_mounts", KI_OPT)  /* its mounts, by mnt_instance */   \
+	X(MOUNT_MNT_INSTANCE, "mount", "mnt_instance", KI_OPT)                                 \
+	X(MOUNT_MNT_NEXT_FOR_SB, "mount", "mnt_next_for_sb", KI_OPT) /* s_mounts a struct mount * (2025) */
 
 /* X(ID, "type", REQ|OPT) -> sizeof */
 #define PS_KI_SIZES(X)                                                                        \

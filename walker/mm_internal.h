@@ -89,6 +89,9 @@ struct mm_file_info {
 /* Path, device and inode of a struct file. 0, or -1 when the file cannot be read (info
  * then holds what could be found; path "" when nothing). */
 int mm_file_info(struct ps_walker *w, uint64_t file, struct mm_file_info *info);
+/* Path (as mounted, else inside its filesystem; "" when no dentry), device and inode
+ * number of a struct inode. 0, or -1 when the inode cannot be read. */
+int mm_inode_info(struct ps_walker *w, uint64_t inode, struct mm_file_info *info);
 /* The special-mapping name of an anonymous VMA ("[vdso]", "[vvar]", ...) or NULL. */
 const char *mm_special_name(struct ps_walker *w, const struct mm_space *mm, const struct mm_vma *v,
 			    const struct mm_vma *next);

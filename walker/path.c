@@ -209,6 +209,76 @@ static const char *d_path(struct ps_walker *w, uint64_t dentry, uint64_t vfsmnt)
 	return keep(w, bb.b + bb.pos, PATH_MAX_BYTES - bb.pos);
 }
 
+/* The path of INODE through the first of its dentries: as mounted (the first mount of its
+ * superblock), else inside its filesystem; "" when it has no dentry; and its device and
+ * inode number. The path is a kept string. 0, or -1 when the inode cannot be read. */
+int mm_inode_info(struct ps_walker *w, uint64_t inode, struct mm_file_info *info)
+{
+	memset(info, 0, sizeof *info);
+	info->path = "";
+	if (ensure_cache(w) != 0 || !mm_kptr_ok(w, inode, 4))
+		return -1;
+	const struct ps_kinfo_member *im = &w->c.ki.member[PS_KI_INODE_INO];
+	uint8_t b[8] = { 0 };
+	uint64_t sb;
+	uint32_t dev;
+	if (im->size > 8 || ps_kread(&w->c, inode + (uint64_t)im->offset, b, im->size) != PS_READ_OK ||
+	    ps_kread_ptr(&w->c, inode + (uint64_t)mm_off(w, PS_KI_INODE_SB), &sb) != PS_READ_OK ||
+	    !mm_kptr_ok(w, sb, 4) || ps_kread_u32(&w->c, sb + (uint64_t)mm_off(w, PS_KI_SB_DEV), &dev) != PS_READ_OK)
+		return -1;
+	info->inode = im->size == 8 ? ps_load_u64(&w->c, b) : ps_load_u32(&w->c, b);
+	info->dev_major = dev >> 20;
+	info->dev_minor = dev & 0xfffff;
+	uint64_t first;
+	enum ps_ki_member alias = mm_has(w, PS_KI_DENTRY_D_ALIAS) ? PS_KI_DENTRY_D_ALIAS : PS_KI_DENTRY_D_ALIAS_ANON;
+	if (!mm_has(w, PS_KI_INODE_I_DENTRY) || !mm_has(w, alias) ||
+	    ps_kread_ptr(&w->c, inode + (uint64_t)mm_off(w, PS_KI_INODE_I_DENTRY), &first) != PS_READ_OK ||
+	    !mm_kptr_ok(w, first, 4))
+		return 0; /* no dentry: a block device's inode, an unlinked file */
+	uint64_t d = first - (uint64_t)mm_off(w, alias);
+	/* Mounted somewhere: the path as the mount namespace shows it, through the first mount
+	 * of its superblock (sb->s_mounts). */
+	uint64_t mnt_first, mount = 0;
+	if (mm_has(w, PS_KI_SB_S_MOUNTS) &&
+	    ps_kread_ptr(&w->c, sb + (uint64_t)mm_off(w, PS_KI_SB_S_MOUNTS), &mnt_first) == PS_READ_OK &&
+	    mm_kptr_ok(w, mnt_first, 4)) {
+		if (mm_has(w, PS_KI_MOUNT_MNT_NEXT_FOR_SB)) /* a struct mount *, linked by mnt_next_for_sb */
+			mount = mnt_first;
+		else if (mm_has(w, PS_KI_MOUNT_MNT_INSTANCE) && mnt_first != sb + (uint64_t)mm_off(w, PS_KI_SB_S_MOUNTS))
+			mount = mnt_first - (uint64_t)mm_off(w, PS_KI_MOUNT_MNT_INSTANCE); /* a list_head */
+	}
+	if (mount) {
+		const char *p = d_path(w, d, mount + (uint64_t)mm_off(w, PS_KI_MOUNT_MNT));
+		if (p) {
+			info->path = p;
+			return 0;
+		}
+	}
+	struct backbuf bb = { .pos = PATH_MAX_BYTES };
+	char name[NAME_MAX_BYTES + 1];
+	size_t nlen;
+	struct dentry_view dv;
+	for (unsigned steps = 0;; steps++) {
+		if (steps > MAX_COMPONENTS || !read_dentry(w, d, &dv))
+			return 0;
+		if (dv.parent == d)
+			break; /* the filesystem's root */
+		if (!read_name(w, &dv, name, &nlen))
+			return 0;
+		prepend(&bb, name, nlen);
+		prepend(&bb, "/", 1);
+		if (bb.overflow)
+			return 0;
+		d = dv.parent;
+	}
+	if (bb.pos == PATH_MAX_BYTES)
+		prepend(&bb, "/", 1);
+	info->path = keep(w, bb.b + bb.pos, PATH_MAX_BYTES - bb.pos);
+	if (!info->path)
+		info->path = "";
+	return 0;
+}
+
 int mm_file_info(struct ps_walker *w, uint64_t file, struct mm_file_info *info)
 {
 	memset(info, 0, sizeof *info);

@@ -227,6 +227,45 @@ for e in errors: print("live_snap: FAIL: " + e)
 print("live_snap: counters: %d meminfo fields, %d vmstat counters, %d zones as the kernel prints them" % (len(mi), len(vm), len(zones)))
 sys.exit(1 if errors else 0)
 PY
+# 3c. --frames: every frame of RAM by class, from kpageflags over every PFN. The pages of
+# the two layout processes (gtcapture: their PFNs and kpageflags, read independently just
+# before) are in the class their flags give (anonymous, file/shmem on the LRU); a frame
+# that changed in between is counted, at most 1 in 100.
+"$T/gtcapture" $P "$T/fr.smaps" "$T/fr.pages" || fail "gtcapture $P failed"
+"$PAGESLEUTH_FAST" snap --frames --pid $P -o "$T/frames.rec" 2>"$T/frames.err" ||
+	fail "snap --frames exited $?: $(head -1 "$T/frames.err")"
+python3 - "$T/frames.rec" "$T/fr.pages" <<'PY' || fail "snap --frames: frame classes differ from kpageflags"
+import bisect, sys
+starts, ends, cls, total = [], [], [], 0
+for line in open(sys.argv[1]):
+    if line.startswith("f "):
+        p = line.split(); a, n = int(p[1], 16), int(p[2])
+        starts.append(a); ends.append(a + n); cls.append(p[3]); total += n
+agree, changed = 0, {}
+for line in open(sys.argv[2]):
+    p = line.split()
+    if len(p) < 5 or p[1] == "-":
+        continue
+    pfn, fl = int(p[1], 16), int(p[3], 16)
+    if fl >> 24 & 1 or fl >> 32 & 1:
+        exp = "reserved"
+    elif fl >> 12 & 1:
+        exp = "anon"
+    elif fl >> 5 & 1:
+        exp = "shmem" if fl >> 14 & 1 else "file"
+    else:
+        continue
+    i = bisect.bisect_right(starts, pfn) - 1
+    got = cls[i] if i >= 0 and pfn < ends[i] else None
+    if got == exp:
+        agree += 1
+    else:
+        changed["%s->%s" % (exp, got)] = changed.get("%s->%s" % (exp, got), 0) + 1
+n = agree + sum(changed.values())
+print("live_snap: --frames: %d frames in f records; %d of %d of the layout's pages in their kpageflags class %s" %
+      (total, agree, n, changed or ""))
+sys.exit(0 if n and sum(changed.values()) * 100 <= n else 1)
+PY
 "$PAGESLEUTH" report -a ram -f csv "$T/all.rec" >"$T/all.ram.csv" 2>/dev/null || [ $? = 1 ] ||
 	fail "report -a ram of the whole-system snapshot"
 python3 - "$T/all.ram.csv" <<'PY' || fail "the ram table does not add up to MemTotal"

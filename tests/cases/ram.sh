@@ -24,7 +24,8 @@
 #     kernel's counters (give or take 8 pages: the per-CPU deltas the global counters had
 #     not folded in), anonymous frames lie between nr_anon_pages and it plus the swap
 #     cache, slab frames are at most the slab counters (which also count large kmalloc),
-#     no frame is unknown;
+#     no frame is unknown; the ground-truth file /tmp/gt.txt, still in tmpfs, is named as
+#     the owner of exactly its size in page-cache frames;
 #   - a kernel whose kallsyms has no data symbols (CONFIG_KALLSYMS_ALL off in the fixture's
 #     config) and no System.map given writes no counters and no warning: nothing misread.
 set -uo pipefail
@@ -72,6 +73,7 @@ for line in open(rec):
     elif s == "zone" and n == "nr_free_pages": zone_free += int(v)
     elif s == "buddyinfo": buddy += int(v) << int(n[5:])
 errors = []
+gt_pages = math.ceil(sum(len(l) for l in open(gt, "rb")) / page_size)
 if not kallsyms_all:
     if vmstat or meminfo:
         errors.append("counters written for a kernel without data symbols in kallsyms")
@@ -102,7 +104,6 @@ else:
             else:
                 n_exact += 1
     # tmpfs grew by the ground-truth file after /proc/meminfo was read
-    gt_pages = math.ceil(sum(len(l) for l in open(gt, "rb")) / page_size)
     for k in ("Shmem", "Cached"):
         if k in g_mi and k in meminfo:
             grew = (meminfo[k] - g_mi[k]) * 1024 // page_size
@@ -175,6 +176,19 @@ else:
         slab_counted = vmd["nr_slab_reclaimable"] + vmd["nr_slab_unreclaimable"]
         if fcount.get("slab", 0) > slab_counted + 8:
             errors.append("frames: slab %d walked, more than the kernel's %d" % (fcount.get("slab", 0), slab_counted))
+    # The ground-truth file sat in tmpfs, whole, from its capture to the dump: its page cache
+    # owner is named by its path and holds exactly its size in frames.
+    owners, by_owner = {}, {}
+    for line in open(rec):
+        if line.startswith("owner "):
+            kv = dict(x.split("=", 1) for x in line.split()[1:])
+            owners[kv["name"]] = kv["id"]
+        elif line.startswith("f "):
+            p = line.split()
+            by_owner[p[4]] = by_owner.get(p[4], 0) + int(p[2])
+    gt_frames = by_owner.get(owners.get("/tmp/gt.txt"), 0)
+    if gt_frames != gt_pages:
+        errors.append("frames: /tmp/gt.txt holds %d frames, the file is %d pages" % (gt_frames, gt_pages))
     print("  frames: %s; %d of %d workload frames in kpageflags' class (%s changed)" %
           (", ".join("%s %d" % kv for kv in sorted(fcount.items())), agree, agree + nchanged,
            ", ".join("%s %d" % kv for kv in changed.items()) or "none"))

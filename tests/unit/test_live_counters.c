@@ -2,6 +2,7 @@
  * zoneinfo, on text as Linux 6.1 prints it, and on lines they must skip. */
 #include "check.h"
 #include "counters.h"
+#include "frames.h"
 
 #include <stdlib.h>
 
@@ -90,5 +91,18 @@ int main(void)
 	CHECK_U64(got[3].value, 3840);
 	CHECK_STR(got[4].zone, "DMA32");
 	CHECK_U64(got[7].value, 39163);
+	/* live/frames.c: kpageflags + kpagecount -> the frame classes */
+	CHECK_U64(live_frame_class(1u << 10, 0), PS_FC_FREE);
+	CHECK_U64(live_frame_class(1u << 7 | 1u << 15, 1), PS_FC_SLAB);
+	CHECK_U64(live_frame_class(1u << 12 | 1u << 5 | 1u << 11, 1), PS_FC_ANON);
+	CHECK_U64(live_frame_class(1u << 5 | 1u << 14, 1), PS_FC_SHMEM);
+	CHECK_U64(live_frame_class(1u << 5 | 1u << 3, 1), PS_FC_FILE);
+	CHECK_U64(live_frame_class(UINT64_C(1) << 32, 1), PS_FC_RESERVED);
+	CHECK_U64(live_frame_class(1u << 24, 1), PS_FC_RESERVED);
+	CHECK_U64(live_frame_class(1u << 26, 1), PS_FC_PGTABLE);
+	CHECK_U64(live_frame_class(1u << 17 | 1u << 15, 0), PS_FC_HUGETLB);
+	CHECK_U64(live_frame_class(1u << 23, 0), PS_FC_OFFLINE);
+	CHECK_U64(live_frame_class(0, 0), PS_FC_UNUSED);
+	CHECK_U64(live_frame_class(0, 3), PS_FC_KERNEL);
 	return check_summary("test_live_counters");
 }
