@@ -232,6 +232,58 @@ static bool vmstat(const struct model *m, const char *name, uint64_t *v)
 	return model_counter(m, "vmstat", name, v);
 }
 
+/* The physical address space as FM_COLS x up to FM_ROWS cells, each the class most of its
+ * frames have: where in RAM each class sits (is the free memory in one place or
+ * scattered? where is the kernel image, where the page cache?). */
+enum { FM_COLS = 128, FM_ROWS = 64 };
+static const char *const fm_class_names[PS_FC_COUNT] = {
+	[PS_FC_FREE] = "free", [PS_FC_UNUSED] = "unused", [PS_FC_SLAB] = "slab",
+	[PS_FC_PGTABLE] = "pgtable", [PS_FC_ANON] = "anon", [PS_FC_FILE] = "file",
+	[PS_FC_SHMEM] = "shmem", [PS_FC_HUGETLB] = "hugetlb", [PS_FC_ZSMALLOC] = "zsmalloc",
+	[PS_FC_OFFLINE] = "offline", [PS_FC_RESERVED] = "reserved", [PS_FC_KERNEL] = "kernel",
+	[PS_FC_UNKNOWN] = "unknown",
+};
+
+static struct frame_map *frame_map_build(const struct model *m)
+{
+	if (!m->nfruns)
+		return NULL;
+	uint64_t first = m->fruns[0].pfn;
+	uint64_t last = m->fruns[m->nfruns - 1].pfn + m->fruns[m->nfruns - 1].npages;
+	uint64_t span = last - first, max_cells = (uint64_t)FM_COLS * FM_ROWS;
+	uint64_t per = (span + max_cells - 1) / max_cells;
+	if (per < 1)
+		per = 1;
+	size_t ncells = (size_t)((span + per - 1) / per);
+	size_t rows = (ncells + FM_COLS - 1) / FM_COLS;
+	uint32_t *count = xcalloc((size_t)rows * FM_COLS * PS_FC_COUNT, sizeof *count);
+	for (size_t i = 0; i < m->nfruns; i++) {
+		const struct frame_run *f = &m->fruns[i];
+		for (uint64_t p = f->pfn - first, end = p + f->npages; p < end;) {
+			uint64_t cell = p / per, stop = (cell + 1) * per < end ? (cell + 1) * per : end;
+			count[cell * PS_FC_COUNT + f->cls] += (uint32_t)(stop - p);
+			p = stop;
+		}
+	}
+	struct frame_map *fm = xcalloc(1, sizeof *fm);
+	fm->cols = FM_COLS, fm->rows = rows, fm->nclasses = PS_FC_COUNT;
+	fm->cell = xcalloc(rows * FM_COLS, 1);
+	fm->first_pfn = first, fm->frames_per_cell = per, fm->page_size = m->page_size;
+	fm->class_names = fm_class_names;
+	fm->class_bytes = xcalloc(PS_FC_COUNT, sizeof *fm->class_bytes);
+	for (int c = 0; c < PS_FC_COUNT; c++)
+		fm->class_bytes[c] = m->frames[c] * m->page_size;
+	for (size_t cell = 0; cell < rows * FM_COLS; cell++) {
+		uint32_t best = 0;
+		fm->cell[cell] = PS_FC_COUNT; /* no frame with a struct page */
+		for (int c = 0; c < PS_FC_COUNT; c++)
+			if (count[cell * PS_FC_COUNT + (size_t)c] > best)
+				best = count[cell * PS_FC_COUNT + (size_t)c], fm->cell[cell] = (uint8_t)c;
+	}
+	free(count);
+	return fm;
+}
+
 /* Every frame of RAM by class (f records), each beside the kernel's own count of it. */
 static void an_frames_table(const struct model *m, struct report *r)
 {
@@ -318,7 +370,9 @@ static void an_frames_table(const struct model *m, struct report *r)
 	table_set_f64(t, row, F_SHARE, 100.0);
 	table_set_note(t, "%s", "a frame's class comes from its struct page (and its folio's head) as "
 		       "/proc/kpageflags reads it; DIFF = walked - counted (the global counters lag the "
-		       "per-CPU deltas not yet folded in)");
+		       "per-CPU deltas not yet folded in). The map: the physical address space, each cell "
+		       "coloured by the class most of its frames have");
+	t->fmap = frame_map_build(m);
 	report_add(r, t);
 }
 

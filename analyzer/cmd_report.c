@@ -196,7 +196,7 @@ static int write_svgs(const struct report *r, const char *dir)
 	}
 	for (size_t i = 0; i < r->ntables; i++) {
 		const struct table *t = r->tables[i];
-		if (t->chart || t->lines) {
+		if (t->chart || t->lines || t->fmap) {
 			char *path = xasprintf("%s/%s.svg", dir, t->id);
 			struct atomic_file af;
 			char *err = NULL;
@@ -206,8 +206,9 @@ static int write_svgs(const struct report *r, const char *dir)
 				free(err);
 			} else {
 				errno = 0;
-				rc = render_commit(&af, path, t->chart ? render_chart_svg(t, af.fp) :
-									    render_lines_svg(t, af.fp));
+				rc = render_commit(&af, path, t->chart ? render_chart_svg(t, af.fp)
+								      : t->fmap ? render_framemap_svg(t, af.fp)
+										: render_lines_svg(t, af.fp));
 			}
 			free(path);
 			if (rc < 0)

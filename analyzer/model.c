@@ -282,6 +282,7 @@ static void snapshot_free(struct model *m)
 	for (size_t i = 0; i < m->nowners; i++)
 		free(m->owners[i].kind), free(m->owners[i].name);
 	free(m->owners);
+	free(m->fruns);
 	m->procs = NULL, m->nprocs = m->capprocs = 0;
 	m->units = NULL, m->unit_phys = NULL, m->nunits = m->capunits = 0;
 	memset(&m->pfns, 0, sizeof m->pfns);
@@ -291,6 +292,7 @@ static void snapshot_free(struct model *m)
 	m->sum_only_pages = 0;
 	m->counters = NULL, m->ncounters = m->capcounters = 0;
 	m->owners = NULL, m->nowners = 0;
+	m->fruns = NULL, m->nfruns = m->capfruns = 0;
 	m->have_frames = false;
 	memset(m->frames, 0, sizeof m->frames);
 	m->complete = false;
@@ -547,6 +549,7 @@ static void finish_snapshot(struct builder *b)
 		k->have_frames = m->have_frames;
 		memcpy(k->frames, m->frames, sizeof k->frames);
 		k->owners = m->owners, k->nowners = m->nowners;
+		k->fruns = m->fruns, k->nfruns = m->nfruns, k->capfruns = m->capfruns;
 		k->complete = m->complete;
 		k->partial_why = m->partial_why;
 		k->warnings = m->warnings;
@@ -645,6 +648,17 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 			const struct ps_frames *f = &rec.u.frames;
 			c->have_frames = true;
 			c->frames[f->cls] += f->npages;
+			/* runs kept for the frame map (merged: one class across owners is one run) */
+			if (c->nfruns && c->fruns[c->nfruns - 1].cls == f->cls &&
+			    c->fruns[c->nfruns - 1].pfn + c->fruns[c->nfruns - 1].npages == f->pfn) {
+				c->fruns[c->nfruns - 1].npages += f->npages;
+			} else {
+				if (c->nfruns == c->capfruns) {
+					c->capfruns = c->capfruns ? 2 * c->capfruns : 1024;
+					c->fruns = xrealloc(c->fruns, c->capfruns * sizeof *c->fruns);
+				}
+				c->fruns[c->nfruns++] = (struct frame_run){ f->pfn, f->npages, f->cls };
+			}
 			if (f->owner != PS_UNKNOWN && f->owner < (1u << 20)) {
 				if (f->owner >= c->nowners) {
 					size_t n = (size_t)f->owner + 1;

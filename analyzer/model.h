@@ -102,6 +102,8 @@ struct model {
 	uint64_t frames[PS_FC_COUNT];
 	struct frame_owner { char *kind, *name; uint64_t frames; enum ps_frame_class cls; } *owners;
 	size_t nowners;
+	struct frame_run { uint64_t pfn, npages; enum ps_frame_class cls; } *fruns; /* PFN order */
+	size_t nfruns, capfruns;
 
 	bool complete;          /* the snapshot had an end record with status=complete */
 	char *partial_why;      /* reasons, one per line */

@@ -60,5 +60,6 @@ void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool s
 			 FILE *out);
 void render_svg_chart(const struct table *t, bool standalone, FILE *out);
 void render_svg_lines(const struct table *t, bool standalone, FILE *out);
+void render_svg_framemap(const struct table *t, bool standalone, FILE *out);
 
 #endif

@@ -275,6 +275,11 @@ int render_html(const struct report *r, FILE *out)
 				render_svg_lines(t, false, out);
 				fputs("</div>\n", out);
 			}
+			if (t->fmap) {
+				fputs("<div class=\"scroll chart\">", out);
+				render_svg_framemap(t, false, out);
+				fputs("</div>\n", out);
+			}
 		}
 		fputs("</section>\n", out);
 		free(anchors[i]);

@@ -780,3 +780,118 @@ int render_map_svg(const struct table *t, size_t first, FILE *out)
 	render_svg_map_rows(t, first, render_map_group_end(t, first), true, out);
 	return render_finish(out);
 }
+
+/* ---- frame map: the physical address space by class ---------------------------------------- */
+
+static const char *frame_class_colour(const char *name)
+{
+	static const struct {
+		const char *name, *colour;
+	} colours[] = {
+		{ "free", "#e8e8e8" },    { "unused", "#c9c9c9" }, { "slab", "#e15759" },
+		{ "pgtable", "#b07aa1" }, { "anon", "#ff9da7" },   { "file", "#9c755f" },
+		{ "shmem", "#17becf" },   { "hugetlb", "#59a14f" }, { "zsmalloc", "#edc948" },
+		{ "offline", "#000000" }, { "reserved", "#4e79a7" }, { "kernel", "#f28e2b" },
+		{ "unknown", "#ff00ff" },
+	};
+	for (size_t i = 0; i < sizeof colours / sizeof *colours; i++)
+		if (strcmp(colours[i].name, name) == 0)
+			return colours[i].colour;
+	return "#ffffff";
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t size)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int u = 0;
+	while (v >= 1024 && u < 4)
+		v /= 1024, u++;
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+void render_svg_framemap(const struct table *t, bool standalone, FILE *out)
+{
+	const struct frame_map *fm = t->fmap;
+	enum { CELL = 6, LEFT = 96, TOP = 112, BAR_H = 22 };
+	double width = LEFT + (double)fm->cols * CELL + 16;
+	double height = TOP + (double)fm->rows * CELL + 12;
+	svg_open(width, height, "the physical address space by class", standalone, out);
+	uint64_t total = 0;
+	for (size_t c = 0; c < fm->nclasses; c++)
+		total += fm->class_bytes[c];
+	char buf[32], buf2[96];
+	human_bytes(total, buf, sizeof buf);
+	fprintf(out, "<text x=\"%d\" y=\"16\" font-size=\"13\" font-weight=\"bold\">Where all %s of RAM "
+		"went, by frame</text>\n", 8, buf);
+	/* the stacked bar: each class's share of all frames, largest first as the legend */
+	double x = LEFT, bw = (double)fm->cols * CELL;
+	size_t order[32], n = 0;
+	for (size_t c = 0; c < fm->nclasses && n < 32; c++)
+		if (fm->class_bytes[c])
+			order[n++] = c;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && fm->class_bytes[order[j]] > fm->class_bytes[order[j - 1]]; j--) {
+			size_t tmp = order[j];
+			order[j] = order[j - 1], order[j - 1] = tmp;
+		}
+	fprintf(out, "<text x=\"8\" y=\"%d\" font-size=\"11\">all frames</text>\n", 28 + BAR_H / 2 + 4);
+	for (size_t i = 0; i < n && total; i++) {
+		const char *name = fm->class_names[order[i]];
+		double w = bw * (double)fm->class_bytes[order[i]] / (double)total;
+		human_bytes(fm->class_bytes[order[i]], buf, sizeof buf);
+		fprintf(out, "<rect x=\"%.1f\" y=\"28\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>%s: %s "
+			"(%.1f%%)</title></rect>\n", x, w, BAR_H, frame_class_colour(name), name, buf,
+			100.0 * (double)fm->class_bytes[order[i]] / (double)total);
+		x += w;
+	}
+	/* legend: class, colour, size; on two lines when one does not hold them */
+	double lx = LEFT, ly = 58;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = fm->class_names[order[i]];
+		human_bytes(fm->class_bytes[order[i]], buf, sizeof buf);
+		snprintf(buf2, sizeof buf2, "%s %s", name, buf);
+		double w = 16 + 6.2 * (double)strlen(buf2) + 12;
+		if (lx + w > width - 8 && lx > LEFT) {
+			if (ly > 58)
+				break;
+			lx = LEFT, ly += 16;
+		}
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\" stroke=\"#999\" "
+			"stroke-width=\"0.5\"/><text x=\"%.1f\" y=\"%.0f\" font-size=\"11\">", lx, ly,
+			frame_class_colour(name), lx + 14, ly + 9);
+		render_xml_escaped(buf2, out);
+		fputs("</text>\n", out);
+		lx += w;
+	}
+	/* the map: one row of cells per line, its first PFN on the left */
+	human_bytes(fm->frames_per_cell * fm->page_size, buf, sizeof buf);
+	fprintf(out, "<text x=\"8\" y=\"%d\" font-size=\"11\" fill=\"#555\">physical address "
+		"(one cell: %s, coloured by the class most of its frames have; white: no RAM)</text>\n", TOP - 10, buf);
+	for (size_t r = 0; r < fm->rows; r++) {
+		uint64_t pfn = fm->first_pfn + (uint64_t)r * fm->cols * fm->frames_per_cell;
+		if (r % 8 == 0 || r + 1 == fm->rows)
+			fprintf(out, "<text x=\"%d\" y=\"%.1f\" font-size=\"9\" fill=\"#555\" "
+				"font-family=\"monospace\">%#llx</text>\n", 8, TOP + (double)r * CELL + CELL,
+				(unsigned long long)(pfn * fm->page_size));
+		/* runs of one class in a row: one rect each */
+		for (size_t c0 = 0; c0 < fm->cols;) {
+			uint8_t k = fm->cell[r * fm->cols + c0];
+			size_t c1 = c0 + 1;
+			while (c1 < fm->cols && fm->cell[r * fm->cols + c1] == k)
+				c1++;
+			if (k < fm->nclasses)
+				fprintf(out, "<rect x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%d\" fill=\"%s\"/>\n",
+					(size_t)LEFT + c0 * CELL, (size_t)TOP + r * CELL, (c1 - c0) * CELL, CELL - 1,
+					frame_class_colour(fm->class_names[k]));
+			c0 = c1;
+		}
+	}
+	fputs("</svg>\n", out);
+}
+
+int render_framemap_svg(const struct table *t, FILE *out)
+{
+	render_svg_framemap(t, true, out);
+	return ferror(out) ? -1 : 0;
+}

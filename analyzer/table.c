@@ -50,6 +50,8 @@ void table_free(struct table *t)
 		free((char *)t->cols[i].name), free((char *)t->cols[i].title);
 	free(t->cells), free(t->cols), free(t->id), free(t->title), free(t->note), free(t->chart);
 	line_chart_free(t->lines);
+	if (t->fmap)
+		free(t->fmap->cell), free(t->fmap->class_bytes), free(t->fmap);
 	free(t->decimals);
 	free(t);
 }

@@ -124,6 +124,18 @@ void line_chart_add_vline(struct line_chart *c, double x, const char *label);
 void line_chart_set_x_labels(struct line_chart *c, size_t n, const char *const *labels);
 void line_chart_free(struct line_chart *c);
 
+/* A picture of the physical address space (the ram analysis): COLS x ROWS cells in PFN
+ * order, each standing for FRAMES_PER_CELL frames from FIRST_PFN on and holding the index
+ * of the class most of them have (NCLASSES: none of them has a struct page); the classes'
+ * names (their colours) and totals in bytes for the legend and the stacked bar. */
+struct frame_map {
+	size_t cols, rows, nclasses;
+	uint8_t *cell;             /* cols * rows */
+	uint64_t first_pfn, frames_per_cell, page_size;
+	const char *const *class_names;
+	uint64_t *class_bytes;     /* nclasses */
+};
+
 struct table {
 	char *id;    /* "summary", "resmap", "unit-totals", ... */
 	char *title; /* "Per-process summary (pages)" */
@@ -135,6 +147,7 @@ struct table {
 	struct cell *cells; /* row-major, nrows * ncols */
 	struct chart *chart; /* NULL if the table has no chart */
 	struct line_chart *lines; /* NULL if the table has no line chart */
+	struct frame_map *fmap;   /* NULL if the table has no frame map */
 	/* A tree in preorder (the alloc tree): text and HTML indent the string cell of
 	 * tree_label_col by the U64 depth in tree_depth_col; CSV and JSON stay flat. */
 	bool tree;
@@ -204,6 +217,8 @@ int render_json(const struct report *r, FILE *out);
 int render_html(const struct report *r, FILE *out);
 /* One chart as a standalone SVG document (used by render_html and by --svg DIR). */
 int render_chart_svg(const struct table *t, FILE *out);
+/* A table's frame map (the ram analysis) as a standalone SVG document. */
+int render_framemap_svg(const struct table *t, FILE *out);
 /* A table's line chart as a standalone SVG document; EINVAL if it has none. */
 int render_lines_svg(const struct table *t, FILE *out);
 /* One resident map as SVG: the group whose rows start at row `first` (analyses emit each

@@ -276,6 +276,26 @@ for fx in ppc32-e500-64pte ppc32-mpc8544ds-32pte ppc32-e500-64pte-bullseye ppc32
 	run $fx qemu.elf "$FAST" --btf "$(fx_btf $fx)"
 done
 run ppc32-e500-64pte qemu-kdump-zlib.kdump "$ASAN" --btf "$(fx_btf ppc32-e500-64pte)"
+# The picture: report --svg writes the frame map, well-formed, its legend naming each class
+# the f records have, with the size the records give it.
+x86rec=$T/x86_64-qemu.elf.rec
+if [ -s "$x86rec" ]; then
+	"$FAST" report -a ram --svg "$T/svg" -o /dev/null "$x86rec" 2>"$T/svg.err" ||
+		bad "report --svg: $(head -2 "$T/svg.err")"
+	python3 - "$T/svg/frames.svg" "$x86rec" <<'PY' || fail=1
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+fr = {}
+for line in open(sys.argv[2]):
+    if line.startswith("f "):
+        p = line.split(); fr[p[3]] = fr.get(p[3], 0) + int(p[2])
+missing = [c for c in fr if c + " " not in texts]
+cells = sum(1 for _ in root.iter("{http://www.w3.org/2000/svg}rect"))
+print("ram: frames.svg: %d rects, legend %s" % (cells, "complete" if not missing else "lacks " + ",".join(missing)))
+sys.exit(1 if missing or cells < 50 else 0)
+PY
+fi
 echo "ram: $checked dumps checked"
 [ $fail -eq 0 ] || exit 1
 echo "ram: OK"
