@@ -241,7 +241,7 @@ static const char *const fm_class_names[PS_FC_COUNT] = {
 	[PS_FC_PGTABLE] = "pgtable", [PS_FC_ANON] = "anon", [PS_FC_FILE] = "file",
 	[PS_FC_SHMEM] = "shmem", [PS_FC_HUGETLB] = "hugetlb", [PS_FC_ZSMALLOC] = "zsmalloc",
 	[PS_FC_OFFLINE] = "offline", [PS_FC_RESERVED] = "reserved", [PS_FC_KERNEL] = "kernel",
-	[PS_FC_UNKNOWN] = "unknown",
+	[PS_FC_VMALLOC] = "vmalloc", [PS_FC_UNKNOWN] = "unknown",
 };
 
 static struct frame_map *frame_map_build(const struct model *m)
@@ -320,7 +320,8 @@ static void an_frames_table(const struct model *m, struct report *r)
 		{ PS_FC_ZSMALLOC, "zsmalloc (zram, zswap)", false, 0, "nr_zspages" },
 		{ PS_FC_OFFLINE, "offline", false, 0, "" },
 		{ PS_FC_RESERVED, "reserved (kernel image, memblock, firmware)", false, 0, "" },
-		{ PS_FC_KERNEL, "kernel, other allocations (vmalloc, stacks, drivers)", false, 0, "" },
+		{ PS_FC_VMALLOC, "vmalloc (kernel stacks too)", false, 0, "nr_vmalloc / VmallocUsed" },
+		{ PS_FC_KERNEL, "kernel, other allocations (drivers' alloc_pages, ...)", false, 0, "" },
 		{ PS_FC_UNKNOWN, "unknown (struct page unreadable)", false, 0, "" },
 	};
 	uint64_t file, shmem, swc, recl, unrecl, anon, zs;
@@ -348,6 +349,14 @@ static void an_frames_table(const struct model *m, struct report *r)
 			if ((rows[i].have = vmstat(m, "nr_zspages", &zs)))
 				rows[i].counted = zs;
 			break;
+		case PS_FC_VMALLOC: {
+			uint64_t kb;
+			if ((rows[i].have = vmstat(m, "nr_vmalloc", &zs)))
+				rows[i].counted = zs;
+			else if ((rows[i].have = model_counter(m, "meminfo", "VmallocUsed", &kb)))
+				rows[i].counted = kb * 1024 / m->page_size;
+			break;
+		}
 		default:
 			break;
 		}
@@ -439,6 +448,7 @@ void an_ram(const struct model *m, struct report *r)
 			       "SLAB CACHE", 1u << PS_FC_SLAB, 25);
 		an_owner_table(m, r, "files", "Files in the page cache by their frames, mapped or not (the walk)",
 			       "FILE", 1u << PS_FC_FILE | 1u << PS_FC_SHMEM, 25);
+		an_owner_table(m, r, "vmalloc", "vmalloc by caller (the walk)", "CALLER", 1u << PS_FC_VMALLOC, 25);
 	}
 	if (m->ncounters) {
 		an_meminfo_table(m, r);

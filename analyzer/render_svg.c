@@ -792,6 +792,7 @@ static const char *frame_class_colour(const char *name)
 		{ "pgtable", "#b07aa1" }, { "anon", "#ff9da7" },   { "file", "#9c755f" },
 		{ "shmem", "#17becf" },   { "hugetlb", "#59a14f" }, { "zsmalloc", "#edc948" },
 		{ "offline", "#000000" }, { "reserved", "#4e79a7" }, { "kernel", "#f28e2b" },
+		{ "vmalloc", "#a0cbe8" },
 		{ "unknown", "#ff00ff" },
 	};
 	for (size_t i = 0; i < sizeof colours / sizeof *colours; i++)

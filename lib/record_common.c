@@ -276,7 +276,7 @@ static const char *const frame_class_names[PS_FC_COUNT] = {
 	[PS_FC_PGTABLE] = "pgtable", [PS_FC_ANON] = "anon", [PS_FC_FILE] = "file",
 	[PS_FC_SHMEM] = "shmem", [PS_FC_HUGETLB] = "hugetlb", [PS_FC_ZSMALLOC] = "zsmalloc",
 	[PS_FC_OFFLINE] = "offline", [PS_FC_RESERVED] = "reserved", [PS_FC_KERNEL] = "kernel",
-	[PS_FC_UNKNOWN] = "unknown",
+	[PS_FC_VMALLOC] = "vmalloc", [PS_FC_UNKNOWN] = "unknown",
 };
 
 const char *ps_frame_class_name(enum ps_frame_class c)

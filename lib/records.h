@@ -187,7 +187,8 @@ enum ps_frame_class {
 	PS_FC_ZSMALLOC,  /* zsmalloc (zram, zswap) */
 	PS_FC_OFFLINE,   /* offline (ballooned out, memory hot-remove) */
 	PS_FC_RESERVED,  /* PG_reserved: kernel image, memblock, firmware */
-	PS_FC_KERNEL,    /* allocated, no owner the pass can name (vmalloc, stacks, drivers) */
+	PS_FC_KERNEL,    /* allocated, no owner the pass can name (drivers' alloc_pages, ...) */
+	PS_FC_VMALLOC,   /* mapped by a vmalloc area (owner: its caller; kernel stacks too) */
 	PS_FC_UNKNOWN,   /* the struct page could not be read */
 	PS_FC_COUNT
 };

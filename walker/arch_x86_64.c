@@ -60,7 +60,14 @@ static bool x86_kvtop_direct(const struct ps_core *c, uint64_t va, uint64_t *pa)
 		*pa = va - START_KERNEL_MAP + s->phys_base;
 		return true;
 	}
-	if (s->page_offset && va >= s->page_offset && va - s->page_offset < s->direct_size) {
+	/* The direct map covers RAM, not all of MAX_PHYSMEM_BITS: with KASLR
+	 * (RANDOMIZE_MEMORY) vmalloc_base and vmemmap_base may lie less than 2^46 above
+	 * page_offset_base, and such an address read as direct-mapped would be a wrong frame.
+	 * Beyond the last frame of RAM the kernel's page tables translate. */
+	uint64_t size = s->direct_size;
+	if (c->max_pfn && c->max_pfn < (size >> 12))
+		size = c->max_pfn << 12;
+	if (s->page_offset && va >= s->page_offset && va - s->page_offset < size) {
 		*pa = va - s->page_offset;
 		return true;
 	}

@@ -114,6 +114,8 @@ const char *ps_read_status_name(enum ps_read_status st); /* "excluded", "not in 
  * _num_syms; Linux 6.0+ exports them). */
 int ps_kallsyms_load(struct ps_core *c);                /* 0, or -1 (c->err) */
 int ps_kallsyms_lookup(struct ps_core *c, const char *name, uint64_t *addr); /* 0/-1 */
+/* The symbol at or below ADDR (kallsyms loaded): its name and ADDR's offset in it. 0/-1. */
+int ps_kallsyms_name_at(struct ps_core *c, uint64_t addr, const char **name, uint64_t *offset);
 void ps_kallsyms_free(struct ps_kallsyms *k);
 
 #endif

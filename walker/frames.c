@@ -8,8 +8,10 @@
  *   types and flags as /proc/kpageflags reports them, the folio's for a tail page);
  *   anonymous (the folio's mapping has PAGE_MAPPING_ANON), shmem (a mapping and
  *   PG_swapbacked), file (a mapping); PG_reserved; then by the folio's refcount: 0 is
- *   unused (per-CPU free lists, pages being freed), anything else allocated by the kernel
- *   for an owner this pass cannot name (vmalloc, kernel stacks, drivers' alloc_pages).
+ *   unused (per-CPU free lists, pages being freed); a frame a busy vmalloc area maps (the
+ *   vmap areas' pages through the kernel's page tables) is vmalloc, owned by the area's
+ *   caller (kernel stacks are vmalloc'd too); anything else is allocated by the kernel for
+ *   an owner this pass cannot name (drivers' alloc_pages, ...).
  * Runs of frames with one class and owner are f records; owner records name the owners
  * (slab caches; files by their path inside their filesystem) before their first run. Work is bounded by max_pfn, memory by the
  * number of distinct owners.
@@ -25,6 +27,8 @@
 
 struct frun {
 	struct ps_walker *w;
+	struct mm_set vmalloc; /* PFN + 1 -> owner id (+ 1; 0: no caller named) of vmalloc'd frames */
+	uint64_t vm_areas_bad;
 	struct ps_frames cur; /* pending run; npages 0 = none */
 	struct mm_set owners; /* kmem_cache kaddr -> owner id */
 	struct mm_set files;  /* address_space kaddr -> owner id */
@@ -115,7 +119,135 @@ static uint64_t file_owner(struct frun *f, uint64_t mapping)
 	return id;
 }
 
-static enum ps_frame_class classify(struct frun *f, const struct mm_frame *fr, uint64_t *owner)
+#define VM_IOREMAP 0x1       /* include/linux/vmalloc.h: device memory, not RAM */
+
+static bool read_word(struct ps_walker *w, uint64_t va, uint64_t *out)
+{
+	return ps_kread_ptr(&w->c, va, out) == PS_READ_OK;
+}
+#define FR_MAX_AREAS (1u << 22)
+
+/* The owner id of a vmalloc area's CALLER (its function, from kallsyms), writing the owner
+ * record the first time; PS_UNKNOWN when there is no caller. */
+static uint64_t vmalloc_owner(struct frun *f, struct mm_set *callers, uint64_t caller)
+{
+	struct ps_walker *w = f->w;
+	uint64_t id, off;
+	const char *sym;
+	if (!caller)
+		return PS_UNKNOWN;
+	if (mm_set_get(callers, caller, &id))
+		return id;
+	if (f->next_owner >= FR_MAX_OWNERS)
+		return PS_UNKNOWN;
+	char name[160];
+	if (w->c.kallsyms && ps_kallsyms_name_at(&w->c, caller, &sym, &off) == 0 && off < (1u << 20))
+		snprintf(name, sizeof name, "%s+0x%" PRIx64, sym, off);
+	else
+		snprintf(name, sizeof name, "0x%" PRIx64, caller);
+	id = ++f->next_owner;
+	if (mm_set_put(callers, caller, id, true) < 0)
+		return PS_UNKNOWN;
+	struct ps_owner o = { .id = id, .kind = "vmalloc", .name = name };
+	if (!w->write_failed && ps_write_owner(w->out, &o) < 0)
+		w->write_failed = true;
+	return id;
+}
+
+/* One vmalloc area: the frames its pages map (through the kernel's page tables), owned by
+ * its caller. */
+static void vmalloc_area(struct frun *f, struct mm_set *callers, uint64_t va, uint64_t *budget)
+{
+	struct ps_walker *w = f->w;
+	uint64_t vm, addr, size, flags = 0, caller = 0;
+	if (!read_word(w, va + (uint64_t)mm_off(w, PS_KI_VMAP_AREA_VM), &vm) || !vm)
+		return; /* a lazily freed area, or one without a vm_struct */
+	if (!mm_kptr_ok(w, vm, w->c.ptr_size) || !read_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_ADDR), &addr) ||
+	    !read_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_SIZE), &size)) {
+		f->vm_areas_bad++;
+		return;
+	}
+	if (mm_has(w, PS_KI_VM_STRUCT_FLAGS))
+		read_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_FLAGS), &flags);
+	if (mm_has(w, PS_KI_VM_STRUCT_CALLER))
+		read_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_CALLER), &caller);
+	if (flags & VM_IOREMAP)
+		return;
+	uint64_t pages = size / w->c.page_size;
+	if (pages > *budget) { /* more than RAM in all the areas: corrupt */
+		f->vm_areas_bad++;
+		return;
+	}
+	*budget -= pages;
+	uint64_t owner = vmalloc_owner(f, callers, caller);
+	for (uint64_t i = 0; i < pages; i++) {
+		uint64_t pa;
+		if (ps_kvtop(&w->c, addr + i * w->c.page_size, &pa) != 0)
+			continue; /* the guard page, or not populated */
+		mm_set_put(&f->vmalloc, (pa >> w->c.page_shift) + 1, owner == PS_UNKNOWN ? 0 : owner + 1, true);
+	}
+}
+
+/* Walk the list of busy vmap areas at HEAD (a list_head of vmap_area.list). */
+static void vmalloc_list(struct frun *f, struct mm_set *callers, uint64_t head, uint64_t *budget, uint64_t *areas)
+{
+	struct ps_walker *w = f->w;
+	uint64_t pos;
+	if (!read_word(w, head, &pos))
+		return;
+	while (pos != head) {
+		if (++*areas > FR_MAX_AREAS || !mm_kptr_ok(w, pos, w->c.ptr_size)) {
+			f->vm_areas_bad++;
+			return;
+		}
+		vmalloc_area(f, callers, pos - (uint64_t)mm_off(w, PS_KI_VMAP_AREA_LIST), budget);
+		if (!read_word(w, pos, &pos)) {
+			f->vm_areas_bad++;
+			return;
+		}
+	}
+}
+
+/* Every busy vmalloc area's frames (f->vmalloc), before the pass. */
+static void vmalloc_collect(struct frun *f)
+{
+	struct ps_walker *w = f->w;
+	if (!mm_has(w, PS_KI_VMAP_AREA_LIST) || !mm_has(w, PS_KI_VMAP_AREA_VM) ||
+	    !mm_has(w, PS_KI_VM_STRUCT_ADDR) || !mm_has(w, PS_KI_VM_STRUCT_SIZE))
+		return;
+	struct mm_set callers = { 0 };
+	uint64_t budget = 2 * w->c.max_pfn, areas = 0;
+	uint64_t list = ps_core_sym(&w->c, PS_KI_VMAP_AREA_LIST_SYM), nodes = ps_core_sym(&w->c, PS_KI_VMAP_NODES);
+	int64_t vn_size = mm_size(w, PS_KI_VMAP_NODE);
+	uint64_t base = 0, nr = 1, single, next, prev;
+	uint32_t n32;
+	if (ps_core_sym(&w->c, PS_KI_NR_VMAP_NODES) &&
+	    ps_kread_u32(&w->c, ps_core_sym(&w->c, PS_KI_NR_VMAP_NODES), &n32) == PS_READ_OK)
+		nr = n32;
+	if (!list && nodes) {
+		read_word(w, nodes, &base);
+	} else if (!list && nr == 1 && mm_has(w, PS_KI_VMAP_NODE_BUSY_HEAD) &&
+		   ps_core_symbol_by_name(&w->c, "single", &single) == 0) {
+		/* A kernel that folded vmap_nodes into its one node (no SMP: the pointer is
+		 * constant): mm/vmalloc.c's static "single", taken only when its busy list is a
+		 * list (the first entry's prev is the head). */
+		uint64_t head = single + (uint64_t)mm_off(w, PS_KI_VMAP_NODE_BUSY_HEAD);
+		if (read_word(w, head, &next) && mm_kptr_ok(w, next, w->c.ptr_size) &&
+		    read_word(w, next + w->c.ptr_size, &prev) && prev == head)
+			base = single;
+	}
+	if (list) {
+		vmalloc_list(f, &callers, list, &budget, &areas);
+	} else if (base && mm_has(w, PS_KI_VMAP_NODE_BUSY_HEAD) && vn_size > 0) {
+		if (mm_kptr_ok(w, base, w->c.ptr_size) && nr >= 1 && nr <= 1024)
+			for (uint64_t i = 0; i < nr; i++)
+				vmalloc_list(f, &callers, base + i * (uint64_t)vn_size + (uint64_t)mm_off(w, PS_KI_VMAP_NODE_BUSY_HEAD),
+					     &budget, &areas);
+	}
+	mm_set_free(&callers);
+}
+
+static enum ps_frame_class classify(struct frun *f, uint64_t pfn, const struct mm_frame *fr, uint64_t *owner)
 {
 	uint64_t pf = fr->pflags;
 	*owner = PS_UNKNOWN;
@@ -141,6 +273,11 @@ static enum ps_frame_class classify(struct frun *f, const struct mm_frame *fr, u
 		return PS_FC_RESERVED;
 	if (fr->refcount == 0)
 		return PS_FC_UNUSED;
+	uint64_t vo;
+	if (f->vmalloc.n && mm_set_get(&f->vmalloc, pfn + 1, &vo)) {
+		*owner = vo ? vo - 1 : PS_UNKNOWN;
+		return PS_FC_VMALLOC;
+	}
 	return PS_FC_KERNEL;
 }
 
@@ -156,6 +293,13 @@ void mm_write_frames(struct ps_walker *w)
 	if (!max_pfn || max_pfn > (UINT64_C(1) << 40))
 		return; /* no idea where RAM ends: nothing is guessed */
 	struct frun f = { .w = w };
+	/* A free block is at most MAX_ORDER (NR_PAGE_ORDERS - 1): zone.free_area's length says
+	 * which, so a corrupt order that claims half of RAM is caught, not believed. */
+	uint64_t max_order = FR_MAX_ORDER;
+	uint32_t orders = w->c.ki.member[PS_KI_ZONE_FREE_AREA].nelems;
+	if (mm_has(w, PS_KI_ZONE_FREE_AREA) && orders >= 1 && orders <= FR_MAX_ORDER + 1)
+		max_order = orders - 1;
+	vmalloc_collect(&f);
 	for (uint64_t pfn = 0; pfn < max_pfn && !w->write_failed;) {
 		if (!mm_pfn_has_memmap(w, pfn)) {
 			flush(&f);
@@ -175,7 +319,7 @@ void mm_write_frames(struct ps_walker *w)
 		}
 		if (fr.buddy) {
 			uint64_t n = 1;
-			if (fr.buddy_order <= FR_MAX_ORDER)
+			if (fr.buddy_order <= max_order)
 				n = UINT64_C(1) << fr.buddy_order;
 			else
 				note(&f.bad_orders, &f.first_bad_order, pfn);
@@ -186,7 +330,7 @@ void mm_write_frames(struct ps_walker *w)
 			continue;
 		}
 		uint64_t owner;
-		enum ps_frame_class cls = classify(&f, &fr, &owner);
+		enum ps_frame_class cls = classify(&f, pfn, &fr, &owner);
 		add(&f, pfn, 1, cls, owner);
 		pfn++;
 	}
@@ -200,6 +344,10 @@ void mm_write_frames(struct ps_walker *w)
 	if (f.bad_orders)
 		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "frames: %" PRIu64 " free blocks with an impossible order "
 			"(first PFN %" PRIx64 "): counted as one frame each", f.bad_orders, f.first_bad_order);
+	if (f.vm_areas_bad)
+		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "frames: %" PRIu64 " vmalloc areas unreadable or implausible: "
+			"their frames counted as kernel", f.vm_areas_bad);
 	mm_set_free(&f.owners);
 	mm_set_free(&f.files);
+	mm_set_free(&f.vmalloc);
 }

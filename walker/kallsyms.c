@@ -624,6 +624,26 @@ fail:
 	return -1;
 }
 
+int ps_kallsyms_name_at(struct ps_core *c, uint64_t addr, const char **name, uint64_t *offset)
+{
+	struct ps_kallsyms *k = c->kallsyms;
+	if (!k || !k->nsyms || addr < k->addr[0])
+		return -1;
+	/* The table is in address order (checked when it was taken): the last symbol at or
+	 * below ADDR, as the kernel's own kallsyms_lookup finds it. */
+	uint32_t lo = 0, hi = k->nsyms - 1;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+		if (k->addr[mid] <= addr)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*name = k->arena + k->name_off[lo] + 1;
+	*offset = addr - k->addr[lo];
+	return 0;
+}
+
 int ps_kallsyms_lookup(struct ps_core *c, const char *name, uint64_t *addr)
 {
 	struct ps_kallsyms *k = c->kallsyms;

@@ -152,7 +152,17 @@
 	X(DENTRY_D_ALIAS_ANON, "dentry", "d_alias", KI_OPT) /* d_u an anonymous union (2025) */ \
 	X(SB_S_MOUNTS, "super_block", "s_mounts", KI_OPT)  /* its mounts, by mnt_instance */   \
 	X(MOUNT_MNT_INSTANCE, "mount", "mnt_instance", KI_OPT)                                 \
-	X(MOUNT_MNT_NEXT_FOR_SB, "mount", "mnt_next_for_sb", KI_OPT) /* s_mounts a struct mount * (2025) */
+	X(MOUNT_MNT_NEXT_FOR_SB, "mount", "mnt_next_for_sb", KI_OPT) /* s_mounts a struct mount * (2025) */ \
+	/* vmalloc areas (frames.c): vmap_area_list up to 6.8, per-node busy lists since 6.9 */ \
+	X(VMAP_AREA_VA_START, "vmap_area", "va_start", KI_OPT)                                 \
+	X(VMAP_AREA_VA_END, "vmap_area", "va_end", KI_OPT)                                     \
+	X(VMAP_AREA_LIST, "vmap_area", "list", KI_OPT)                                         \
+	X(VMAP_AREA_VM, "vmap_area", "vm", KI_OPT)                                             \
+	X(VM_STRUCT_ADDR, "vm_struct", "addr", KI_OPT)                                         \
+	X(VM_STRUCT_SIZE, "vm_struct", "size", KI_OPT)                                         \
+	X(VM_STRUCT_FLAGS, "vm_struct", "flags", KI_OPT)                                       \
+	X(VM_STRUCT_CALLER, "vm_struct", "caller", KI_OPT)                                     \
+	X(VMAP_NODE_BUSY_HEAD, "vmap_node", "busy.head", KI_OPT) /* 6.9+ (d093602919ad) */
 
 /* X(ID, "type", REQ|OPT) -> sizeof */
 #define PS_KI_SIZES(X)                                                                        \
@@ -173,7 +183,10 @@
 	X(HSTATE, "hstate", KI_OPT)                            /* kcounters.c */              \
 	X(SUPER_BLOCK, "super_block", KI_OPT)                                                  \
 	X(INODE, "inode", KI_OPT)                                                              \
-	X(ADDRESS_SPACE, "address_space", KI_OPT)
+	X(ADDRESS_SPACE, "address_space", KI_OPT)                                              \
+	X(VMAP_AREA, "vmap_area", KI_OPT)                                                      \
+	X(VM_STRUCT, "vm_struct", KI_OPT)                                                      \
+	X(VMAP_NODE, "vmap_node", KI_OPT)
 
 /* X(ID, "ENUMERATOR", REQ|OPT) -> value (enum pageflags and friends) */
 #define PS_KI_ENUMS(X)                                                                        \
@@ -314,7 +327,10 @@
 	X(NR_SWAPPER_SPACES, "nr_swapper_spaces", KI_OPT)                                      \
 	X(NODE_DATA, "node_data", KI_OPT)                /* NUMA: pglist_data *[] */            \
 	X(NR_ONLINE_NODES, "nr_online_nodes", KI_OPT)                                          \
-	X(TOTALHIGH_PAGES, "_totalhigh_pages", KI_OPT)   /* HIGHMEM */
+	X(TOTALHIGH_PAGES, "_totalhigh_pages", KI_OPT)   /* HIGHMEM */                         \
+	X(VMAP_AREA_LIST_SYM, "vmap_area_list", KI_OPT)  /* busy vmap areas, up to 6.8 */     \
+	X(VMAP_NODES, "vmap_nodes", KI_OPT)              /* 6.9+: struct vmap_node * */        \
+	X(NR_VMAP_NODES, "nr_vmap_nodes", KI_OPT)
 
 #define PS_KI_ENUM_ID(ID, ...) PS_KI_##ID,
 enum ps_ki_member { PS_KI_MEMBERS(PS_KI_ENUM_ID) PS_KI_NMEMBERS };

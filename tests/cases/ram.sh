@@ -24,7 +24,8 @@
 #     kernel's counters (give or take 8 pages: the per-CPU deltas the global counters had
 #     not folded in), anonymous frames lie between nr_anon_pages and it plus the swap
 #     cache, slab frames are at most the slab counters (which also count large kmalloc),
-#     no frame is unknown; the ground-truth file /tmp/gt.txt, still in tmpfs, is named as
+#     every vmalloc'd page the kernel counts is found in a busy vmap area (VmallocUsed;
+#     vmap()ed areas come on top); no frame is unknown; the ground-truth file /tmp/gt.txt, still in tmpfs, is named as
 #     the owner of exactly its size in page-cache frames;
 #   - a kernel whose kallsyms has no data symbols (CONFIG_KALLSYMS_ALL off in the fixture's
 #     config) and no System.map given writes no counters and no warning: nothing misread.
@@ -173,6 +174,11 @@ else:
             if not (vmd["nr_anon_pages"] - 8 <= fcount.get("anon", 0) <= vmd["nr_anon_pages"] + vmd["nr_swapcached"] + 8):
                 errors.append("frames: anon %d outside nr_anon_pages %d .. + nr_swapcached %d" %
                               (fcount.get("anon", 0), vmd["nr_anon_pages"], vmd["nr_swapcached"]))
+        # every vmalloc'd page is found in the busy vmap areas (vmap()ed areas come on top:
+        # VmallocUsed does not count them)
+        vm_counted = vmd.get("nr_vmalloc", meminfo.get("VmallocUsed", -1) * 1024 // page_size if "VmallocUsed" in meminfo else None)
+        if vm_counted is not None and fcount.get("vmalloc", 0) < vm_counted - 8:
+            errors.append("frames: vmalloc %d walked, the kernel counts %d vmalloc'd pages" % (fcount.get("vmalloc", 0), vm_counted))
         slab_counted = vmd["nr_slab_reclaimable"] + vmd["nr_slab_unreclaimable"]
         if fcount.get("slab", 0) > slab_counted + 8:
             errors.append("frames: slab %d walked, more than the kernel's %d" % (fcount.get("slab", 0), slab_counted))
