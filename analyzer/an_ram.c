@@ -131,9 +131,28 @@ static void an_ram_table(const struct model *m, struct report *r)
 	if (zones && present >= managed)
 		ram_row(t, "reserved at boot (not in MemTotal)", (present - managed) * m->page_size, 0,
 			"zones' present - managed pages");
-	table_set_note(t, "%s%s%s", "VmallocUsed includes the kernel stacks where they are vmalloc'd "
-		       "(CONFIG_VMAP_STACK); WALKED = distinct anonymous frames the process walk found",
-		       missing[0] ? "; not in the counters: " : "", missing);
+	/* the answer in one sentence: of N RAM, X user, Y page cache, Z slab (largest), W free */
+	uint64_t anon_kb = 0, cached_kb = 0, buffers_kb = 0, slab_kb = 0, unacc = sum <= T ? T - sum : 0;
+	bool h1 = true, h2 = true, h3 = true, h4 = true;
+	anon_kb = kb(m, "AnonPages", &h1), cached_kb = kb(m, "Cached", &h2), buffers_kb = kb(m, "Buffers", &h3);
+	slab_kb = kb(m, "Slab", &h4);
+	char b[7][BYTES_HUMAN_MAX], largest[200] = "";
+	size_t top = (size_t)-1;
+	for (size_t i = 0; i < m->nowners; i++)
+		if (m->owners[i].cls == PS_FC_SLAB && m->owners[i].name &&
+		    (top == (size_t)-1 || m->owners[i].frames > m->owners[top].frames))
+			top = i;
+	if (top != (size_t)-1)
+		snprintf(largest, sizeof largest, " (largest: %s, %s)", m->owners[top].name,
+			 bytes_human(m->owners[top].frames * m->page_size, b[5]));
+	table_set_note(t, "Of %s of RAM: %s user anonymous, %s page cache (shmem included), %s slab%s, %s free, "
+		       "%s unaccounted.\nVmallocUsed includes the kernel stacks where they are vmalloc'd "
+		       "(CONFIG_VMAP_STACK); WALKED = distinct anonymous frames the process walk found%s%s",
+		       bytes_human(T, b[0]), h1 ? bytes_human(anon_kb * K, b[1]) : "?",
+		       h2 && h3 ? bytes_human((cached_kb + buffers_kb) * K, b[2]) : "?",
+		       h4 ? bytes_human(slab_kb * K, b[3]) : "?", largest, bytes_human(free_kb * K, b[4]),
+		       bytes_human(unacc, b[6]), missing[0] ? "; not in the counters: " : "",
+		       missing);
 	report_add(r, t);
 }
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum analysis_id { A_RAM, A_OVERVIEW, A_SUMMARY, A_RESMAP, A_UNITMAP, A_UNITS, A_MIXED, A_TOTAL, A_PAGES, A_PSS,
+enum analysis_id { A_RAM, A_LOG, A_OVERVIEW, A_SUMMARY, A_RESMAP, A_UNITMAP, A_UNITS, A_MIXED, A_TOTAL, A_PAGES, A_PSS,
 		   A_THRASH, A_WS, A_WS_SERIES, A_PEAKS, A_HOT, A_OBJ, A_ALLOC, A_WSS, A_COUNT };
 
 /* What an analysis reads: a snapshot, or one kind of trace record. */
@@ -25,6 +25,7 @@ static const struct {
 	const char *what;
 } analyses[A_COUNT] = {
 	[A_RAM] = { "ram", true, true, N_SNAPSHOT, "all of RAM by the kernel's own counters (dumps): the split of MemTotal, /proc/meminfo, buddyinfo" },
+	[A_LOG] = { "log", true, true, N_SNAPSHOT, "the kernel log at the dump (log records): out-of-memory, panic and oops lines, then the last lines" },
 	[A_OVERVIEW] = { "overview", true, true, N_SNAPSHOT, "the answer first: total memory, the processes and mapped objects with the most PSS (KiB/MiB/GiB)" },
 	[A_SUMMARY] = { "summary", true, true, N_SNAPSHOT, "per process: stack, heap+bss, data, text, library data/text; virtual and resident" },
 	[A_RESMAP] = { "resmap", false, true, N_SNAPSHOT, "per process resident maps, 64 pages per line" },
@@ -68,7 +69,7 @@ static void report_usage(FILE *out)
 		"Analyse a record file (docs/record-format.md); '-' reads standard input; zstd- and\n"
 		"gzip-compressed files (.zst, .gz) are read as they are.\n\n"
 		"  -a, --analysis LIST  comma-separated analyses, or 'all' (everything but pages and\n"
-		"                       ws-series); default: ram,overview,total,pss,units,summary,mixed,\n"
+		"                       ws-series); default: ram,log,overview,total,pss,units,summary,mixed,\n"
 		"                       thrash for snapshots and ws,peaks,hot,obj,alloc,wss for trace\n"
 		"                       records; the default and 'all' skip analyses whose records\n"
 		"                       the file lacks, a named analysis says so in its table\n"
@@ -150,6 +151,8 @@ static int run_analyses(const struct model *m, const bool on[A_COUNT], const cha
 	/* the answer first, then the detail */
 	if (on[A_RAM])
 		an_ram(m, r);
+	if (on[A_LOG])
+		an_log(m, r);
 	if (on[A_OVERVIEW])
 		an_overview(m, r);
 	if (on[A_TOTAL])

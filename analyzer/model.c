@@ -283,6 +283,9 @@ static void snapshot_free(struct model *m)
 		free(m->owners[i].kind), free(m->owners[i].name);
 	free(m->owners);
 	free(m->fruns);
+	for (size_t i = 0; i < m->nlogs; i++)
+		free(m->logs[i].text);
+	free(m->logs);
 	m->procs = NULL, m->nprocs = m->capprocs = 0;
 	m->units = NULL, m->unit_phys = NULL, m->nunits = m->capunits = 0;
 	memset(&m->pfns, 0, sizeof m->pfns);
@@ -293,6 +296,7 @@ static void snapshot_free(struct model *m)
 	m->counters = NULL, m->ncounters = m->capcounters = 0;
 	m->owners = NULL, m->nowners = 0;
 	m->fruns = NULL, m->nfruns = m->capfruns = 0;
+	m->logs = NULL, m->nlogs = m->caplogs = 0;
 	m->have_frames = false;
 	memset(m->frames, 0, sizeof m->frames);
 	m->complete = false;
@@ -550,6 +554,7 @@ static void finish_snapshot(struct builder *b)
 		memcpy(k->frames, m->frames, sizeof k->frames);
 		k->owners = m->owners, k->nowners = m->nowners;
 		k->fruns = m->fruns, k->nfruns = m->nfruns, k->capfruns = m->capfruns;
+		k->logs = m->logs, k->nlogs = m->nlogs, k->caplogs = m->caplogs;
 		k->complete = m->complete;
 		k->partial_why = m->partial_why;
 		k->warnings = m->warnings;
@@ -669,6 +674,16 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 				c->owners[f->owner].frames += f->npages;
 				c->owners[f->owner].cls = f->cls;
 			}
+			break;
+		}
+		case PS_REC_LOG: {
+			struct model *c = &b.cur;
+			if (c->nlogs == c->caplogs) {
+				c->caplogs = c->caplogs ? 2 * c->caplogs : 256;
+				c->logs = xrealloc(c->logs, c->caplogs * sizeof *c->logs);
+			}
+			c->logs[c->nlogs++] = (struct log_line){ rec.u.log.seq, rec.u.log.ts_nsec, rec.u.log.level,
+								   xstrdup(rec.u.log.text) };
 			break;
 		}
 		case PS_REC_OWNER: {

@@ -104,6 +104,9 @@ struct model {
 	size_t nowners;
 	struct frame_run { uint64_t pfn, npages; enum ps_frame_class cls; } *fruns; /* PFN order */
 	size_t nfruns, capfruns;
+	/* The kernel log (log records, 1.2), oldest first. */
+	struct log_line { uint64_t seq, ts_nsec, level; char *text; } *logs;
+	size_t nlogs, caplogs;
 
 	bool complete;          /* the snapshot had an end record with status=complete */
 	char *partial_why;      /* reasons, one per line */
@@ -185,6 +188,7 @@ const char *model_summary_group_name(enum summary_group g);
 
 /* ---- analyses (analyzer/an_*.c): each adds its tables to the report --------------------- */
 void an_ram(const struct model *m, struct report *r);        /* all of RAM: kernel counters */
+void an_log(const struct model *m, struct report *r);        /* the kernel log's OOM/panic lines */
 void an_overview(const struct model *m, struct report *r);   /* the answer first */
 void an_summary(const struct model *m, struct report *r);    /* 1 */
 void an_resmap(const struct model *m, struct report *r);     /* 2 */

@@ -196,16 +196,8 @@ const char *render_cell_number(const struct table *t, size_t col, const struct c
 	unsigned decimals = t->decimals && col < t->ncols ? t->decimals[col] : 0;
 	if (mode == FLOAT_HUMAN && col < t->ncols && t->cols[col].format == COL_BYTES &&
 	    c->kind == CELL_U64) {
-		static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-		if (c->u < 1024) {
-			snprintf(buf, RENDER_NUM_MAX, "%llu B", (unsigned long long)c->u);
-			return buf;
-		}
-		double v = (double)c->u / 1024;
-		size_t k = 0;
-		while (v >= 1024 && k + 1 < sizeof units / sizeof units[0])
-			v /= 1024, k++;
-		snprintf(buf, RENDER_NUM_MAX, "%.1f %s", v, units[k]);
+		char h[BYTES_HUMAN_MAX];
+		snprintf(buf, RENDER_NUM_MAX, "%s", bytes_human(c->u, h));
 		return buf;
 	}
 	if (mode == FLOAT_HUMAN && c->kind == CELL_F64 && decimals) {

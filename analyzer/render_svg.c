@@ -803,12 +803,8 @@ static const char *frame_class_colour(const char *name)
 
 static void human_bytes(uint64_t b, char *buf, size_t size)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)b;
-	int u = 0;
-	while (v >= 1024 && u < 4)
-		v /= 1024, u++;
-	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	char h[BYTES_HUMAN_MAX];
+	snprintf(buf, size, "%s", bytes_human(b, h));
 }
 
 void render_svg_framemap(const struct table *t, bool standalone, FILE *out)

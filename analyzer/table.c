@@ -293,3 +293,18 @@ void report_free(struct report *r)
 	free(r->database), free(r->query);
 	memset(r, 0, sizeof *r);
 }
+
+const char *bytes_human(uint64_t bytes, char buf[BYTES_HUMAN_MAX])
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (bytes < 1024) {
+		snprintf(buf, BYTES_HUMAN_MAX, "%llu B", (unsigned long long)bytes);
+		return buf;
+	}
+	double v = (double)bytes / 1024;
+	size_t k = 0;
+	while (v >= 1024 && k + 1 < sizeof units / sizeof units[0])
+		v /= 1024, k++;
+	snprintf(buf, BYTES_HUMAN_MAX, "%.1f %s", v, units[k]);
+	return buf;
+}

@@ -172,6 +172,11 @@ struct report {
 	struct table **tables;
 };
 
+/* BYTES for people: "512 B", "4.0 KiB", "1.2 GiB" (one decimal) into BUF; returns BUF. The
+ * one formatting of sizes (COL_BYTES cells, notes, the charts' legends). */
+#define BYTES_HUMAN_MAX 32
+const char *bytes_human(uint64_t bytes, char buf[BYTES_HUMAN_MAX]);
+
 /* The table copies cols, including the name and title strings. */
 struct table *table_new(const char *id, const char *title, enum table_style style,
 			size_t ncols, const struct column *cols);

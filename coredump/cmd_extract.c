@@ -42,7 +42,8 @@ static void extract_usage(FILE *out)
 		"pagesleuth records: tasks, address spaces, VMAs, and page runs with PFN, mapcount,\n"
 		"page flags and PTE bits. Pages the dump level excluded are written as 'x' runs.\n"
 		"Then the kernel's own counters at that moment (/proc/meminfo, vmstat, buddyinfo)\n"
-		"and every page frame of RAM by what holds it (free, slab caches, page cache ...).\n\n"
+		"and every page frame of RAM by what holds it (free, slab caches, page cache ...),\n"
+		"and the kernel log.\n\n"
 		"  -o, --output FILE     write the records to FILE, created atomically\n"
 		"                        (default: standard output, unless a terminal; '-': it anyway)\n"
 		"  -p, --pid PID         only this thread group; repeat or give a comma list\n"
@@ -52,6 +53,7 @@ static void extract_usage(FILE *out)
 		"      --no-counters     leave out the kernel's own counters (meminfo, vmstat,\n"
 		"                        buddyinfo: counter records; they need its data symbols)\n"
 		"      --no-frames       leave out the pass over every page frame of RAM (f records)\n"
+		"      --no-log          leave out the kernel log (log records; see pagesleuth log)\n"
 		"      --trace FILE      write one line per kernel object read to FILE (debugging)\n"
 		"      --stats           print pages, runs, time and bytes read to stderr\n"
 		"  -t, --tag KEY=VALUE   a tag for 'pagesleuth db' (board, firmware, ...) in the\n"
@@ -143,7 +145,7 @@ static int load_type_info(struct ps_walker *w, enum ti_kind kind, const char *fi
 struct extract_opts {
 	const char *dump, *output, *type_file, *system_map, *trace;
 	char *tags;
-	bool no_counters, no_frames;
+	bool no_counters, no_frames, no_log;
 	enum ti_kind type_kind;
 	uint64_t *pids;
 	size_t npids;
@@ -231,6 +233,7 @@ static int run_extract(const struct extract_opts *o)
 		.detail = o->detail,
 		.no_counters = o->no_counters,
 		.no_frames = o->no_frames,
+		.no_log = o->no_log,
 		.trace = trace,
 	};
 	struct ps_walk_result res;
@@ -319,6 +322,7 @@ int ps_cmd_extract(int argc, char **argv)
 		{ "vmas-only", no_argument, NULL, 'A' },
 		{ "no-counters", no_argument, NULL, 'N' },
 		{ "no-frames", no_argument, NULL, 'F' },
+		{ "no-log", no_argument, NULL, 'L' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "tag", required_argument, NULL, 't' },
@@ -347,6 +351,7 @@ int ps_cmd_extract(int argc, char **argv)
 		case 'A': o.detail = PS_DETAIL_VMAS; break;
 		case 'N': o.no_counters = true; break;
 		case 'F': o.no_frames = true; break;
+		case 'L': o.no_log = true; break;
 		case 'T': o.trace = optarg; break;
 		case 's': o.stats = true; break;
 		case 't':

@@ -1143,6 +1143,8 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			type = PS_REC_COUNTER;
 		else if (strcmp(tag, "owner") == 0)
 			type = PS_REC_OWNER;
+		else if (strcmp(tag, "log") == 0)
+			type = PS_REC_LOG;
 		else if (strcmp(tag, "header") == 0)
 			return rfail(r, "a second header record");
 		else if (is_reserved_trace_tag(tag))
@@ -1189,6 +1191,14 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			break;
 		case PS_REC_COUNTER:
 			ok = need_snapshot(r, tag) < 0 ? -1 : read_counter(r, &kv, &rec->u.counter);
+			break;
+		case PS_REC_LOG:
+			rec->u.log.text = kv_str(&kv, "text");
+			ok = need_snapshot(r, tag) < 0 || kv_num(r, &kv, "log", "seq", false, false, &rec->u.log.seq) < 0 ||
+			     kv_num(r, &kv, "log", "ts", false, false, &rec->u.log.ts_nsec) < 0 ||
+			     kv_num(r, &kv, "log", "level", false, false, &rec->u.log.level) < 0 ||
+			     kv_num(r, &kv, "log", "facility", false, false, &rec->u.log.facility) < 0
+				     ? -1 : 0;
 			break;
 		case PS_REC_OWNER:
 			rec->u.owner.kind = kv_str(&kv, "kind");

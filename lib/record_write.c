@@ -632,6 +632,33 @@ int ps_write_owner(struct ps_writer *w, const struct ps_owner *o)
 	return end_line(w);
 }
 
+int ps_write_log(struct ps_writer *w, const struct ps_log *l, size_t text_len)
+{
+	if (begin(w, "log") < 0)
+		return -1;
+	kv_dec(w, "seq", l->seq);
+	kv_dec(w, "ts", l->ts_nsec);
+	kv_dec(w, "level", l->level);
+	kv_dec(w, "facility", l->facility);
+	key(w, "text");
+	if (!text_len)
+		put_c(w, '-');
+	/* every byte but NUL (a NUL is written '?': the text is a C string when read back) */
+	for (size_t i = 0; i < text_len && w->len <= PS_MAX_LINE; i++) {
+		unsigned char ch = (unsigned char)l->text[i];
+		if (!ch)
+			ch = '?';
+		if (ch <= 0x20 || ch >= 0x7f || ch == '%' || ch == '=' || (text_len == 1 && ch == '-')) {
+			put_c(w, '%');
+			put_c(w, "0123456789ABCDEF"[ch >> 4]);
+			put_c(w, "0123456789ABCDEF"[ch & 15]);
+		} else {
+			put_c(w, (char)ch);
+		}
+	}
+	return end_line(w);
+}
+
 int ps_write_end(struct ps_writer *w, bool complete)
 {
 	if (begin(w, "end") < 0)

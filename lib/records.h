@@ -208,6 +208,13 @@ struct ps_owner {
 	const char *name;
 };
 
+/* log records (1.2): one record of the kernel's log at the snapshot (dumps). */
+struct ps_log {
+	uint64_t seq, ts_nsec;   /* PS_UNKNOWN if absent */
+	uint64_t level, facility; /* PS_UNKNOWN if absent */
+	const char *text;         /* percent-decoded; '\n' between the lines of one record */
+};
+
 struct ps_end {
 	bool complete;
 	uint64_t tasks, mms, vmas, runs, pages;
@@ -216,7 +223,7 @@ struct ps_end {
 enum ps_rec_type {
 	PS_REC_HEADER, PS_REC_SNAPSHOT, PS_REC_TASK, PS_REC_MM, PS_REC_VMA, PS_REC_MAP,
 	PS_REC_SWAP, PS_REC_UNKNOWN_RANGE, PS_REC_SUM, PS_REC_WARN, PS_REC_END,
-	PS_REC_COUNTER, PS_REC_FRAMES, PS_REC_OWNER, /* 1.2 */
+	PS_REC_COUNTER, PS_REC_FRAMES, PS_REC_OWNER, PS_REC_LOG, /* 1.2 */
 	/* Reserved trace records, delivered as key=value pairs (struct ps_kv). */
 	PS_REC_TRACE,
 };
@@ -245,6 +252,7 @@ struct ps_record {
 		struct ps_counter counter;
 		struct ps_frames frames;
 		struct ps_owner owner;
+		struct ps_log log;
 		struct ps_end end;
 		struct ps_kv trace;
 	} u;
@@ -305,6 +313,8 @@ int ps_write_warn(struct ps_writer *w, const struct ps_warn *wr);
 int ps_write_counter(struct ps_writer *w, const struct ps_counter *c); /* inside a snapshot */
 int ps_write_frames(struct ps_writer *w, const struct ps_frames *f);   /* inside a snapshot */
 int ps_write_owner(struct ps_writer *w, const struct ps_owner *o);     /* before its f records */
+/* TEXT of TEXT_LEN bytes (any bytes: percent-encoded) */
+int ps_write_log(struct ps_writer *w, const struct ps_log *l, size_t text_len);
 /* Writes the end line with the counts the writer kept for this snapshot. */
 int ps_write_end(struct ps_writer *w, bool complete);
 int ps_write_trace(struct ps_writer *w, const struct ps_kv *kv);

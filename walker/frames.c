@@ -289,9 +289,17 @@ static void note(uint64_t *n, uint64_t *first, uint64_t pfn)
 
 void mm_write_frames(struct ps_walker *w)
 {
+	/* The kernel's max_pfn, but never beyond the frames the dump holds (a corrupt max_pfn
+	 * must not make the pass run over 2^40 frames). */
 	uint64_t max_pfn = w->c.max_pfn;
+	if (w->c.t.max_pfn && w->c.t.max_pfn < max_pfn)
+		max_pfn = w->c.t.max_pfn;
 	if (!max_pfn || max_pfn > (UINT64_C(1) << 40))
 		return; /* no idea where RAM ends: nothing is guessed */
+	/* Without the dump's own extent, only a memory map whose sections say where RAM is
+	 * bounds the pass (a kernel max_pfn alone may be anything). */
+	if (!w->c.t.max_pfn && !mm_memmap_known(w))
+		return;
 	struct frun f = { .w = w };
 	/* A free block is at most MAX_ORDER (NR_PAGE_ORDERS - 1): zone.free_area's length says
 	 * which, so a corrupt order that claims half of RAM is caught, not believed. */
@@ -303,18 +311,27 @@ void mm_write_frames(struct ps_walker *w)
 	for (uint64_t pfn = 0; pfn < max_pfn && !w->write_failed;) {
 		if (!mm_pfn_has_memmap(w, pfn)) {
 			flush(&f);
-			pfn++;
+			pfn = mm_memmap_next(w, pfn);
 			continue;
 		}
 		struct mm_frame fr;
 		int rc = mm_frame_facts(w, pfn, &fr);
-		if (rc < 0) {
-			if (rc == -1)
-				note(&f.unreadable, &f.first_unreadable, pfn);
-			else
-				note(&f.bad_heads, &f.first_bad_head, pfn);
+		if (rc == -2) {
+			note(&f.bad_heads, &f.first_bad_head, pfn);
 			add(&f, pfn, 1, PS_FC_UNKNOWN, PS_UNKNOWN);
 			pfn++;
+			continue;
+		}
+		if (rc < 0) {
+			/* struct pages are read 64 at a time (page.c) and sections are multiples of
+			 * that: the rest of an unreadable window is unreadable too */
+			uint64_t n = 64 - pfn % 64;
+			if (n > max_pfn - pfn)
+				n = max_pfn - pfn;
+			for (uint64_t i = 0; i < n; i++)
+				note(&f.unreadable, &f.first_unreadable, pfn + i);
+			add(&f, pfn, n, PS_FC_UNKNOWN, PS_UNKNOWN);
+			pfn += n;
 			continue;
 		}
 		if (fr.buddy) {

@@ -126,6 +126,10 @@ struct mm_frame {
 int mm_frame_facts(struct ps_walker *w, uint64_t pfn, struct mm_frame *f);
 /* Whether PFN has a struct page at all (a present memory section, FLATMEM's span). */
 bool mm_pfn_has_memmap(struct ps_walker *w, uint64_t pfn);
+/* The next PFN after PFN that may have one (the next section when PFN's has none). */
+uint64_t mm_memmap_next(struct ps_walker *w, uint64_t pfn);
+/* Whether the memory map's extent is known (SPARSEMEM sections or FLATMEM's node). */
+bool mm_memmap_known(struct ps_walker *w);
 
 /* ---- the walker --------------------------------------------------------------------- */
 

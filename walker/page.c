@@ -830,6 +830,28 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 
 /* ---- one frame, for the pass over all of RAM (frames.c) ----------------------------------- */
 
+uint64_t mm_memmap_next(struct ps_walker *w, uint64_t pfn)
+{
+	struct mm_page_cache *pc = w->pages;
+	if (!pc->memmap_tried)
+		memmap_init(w);
+	if (pc->sparse) /* the next section */
+		return ((pfn >> pc->sec_pfn_shift) + 1) << pc->sec_pfn_shift;
+	if (pc->flat && pfn < pc->flat_start)
+		return pc->flat_start;
+	if (pc->flat) /* past FLATMEM's one node: no struct page above */
+		return UINT64_MAX;
+	return pfn + 1;
+}
+
+bool mm_memmap_known(struct ps_walker *w)
+{
+	struct mm_page_cache *pc = w->pages;
+	if (!pc->memmap_tried)
+		memmap_init(w);
+	return pc->sparse || pc->flat;
+}
+
 bool mm_pfn_has_memmap(struct ps_walker *w, uint64_t pfn)
 {
 	struct mm_page_cache *pc = w->pages;
@@ -862,7 +884,12 @@ int mm_frame_facts(struct ps_walker *w, uint64_t pfn, struct mm_frame *fr)
 	fr->buddy = ps_page_is_type(&pc->types, p.type, pc->types.buddy);
 	fr->zsmalloc = pc->types.zsmalloc && ps_page_is_type(&pc->types, h.type, pc->types.zsmalloc);
 	uint64_t v;
+	/* page.private from the type information, else VMCOREINFO (makedumpfile reads the
+	 * free blocks' orders there too) */
 	int64_t o_priv = mm_off(w, PS_KI_PAGE_PRIVATE);
+	uint64_t vmci_priv;
+	if (o_priv < 0 && vmci(w, "OFFSET(page.private)", &vmci_priv) && vmci_priv < pc->psize)
+		o_priv = (int64_t)vmci_priv;
 	if (fr->buddy && o_priv >= 0 && page_field(w, pfn, o_priv, w->c.ptr_size, &v))
 		fr->buddy_order = v;
 	else if (fr->buddy)

@@ -6,6 +6,7 @@
  * file paths (path.c); per VMA the page tables and struct pages (page.c). Whatever cannot
  * be read becomes a warn record and a partial snapshot, never a guess and never a hang.
  */
+#include "klog.h"
 #include "mm_internal.h"
 #include "errmsg.h"
 
@@ -714,6 +715,32 @@ static int write_mm(struct ps_walker *w, struct mm_space *mm)
 	return rc;
 }
 
+static int emit_log(void *arg, const struct ps_klog_entry *e)
+{
+	struct ps_walker *w = arg;
+	struct ps_log l = { .seq = e->seq, .ts_nsec = e->ts_nsec, .level = e->level,
+			    .facility = e->facility, .text = e->text };
+	if (ps_write_log(w->out, &l, e->text_len) < 0) {
+		w->write_failed = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* The kernel log as log records (klog.c), after the frames: what the OOM killer or the
+ * panic said, beside the numbers. A log that is not there (no VMCOREINFO for it) is left
+ * out without a word; records that could not be read are a warn. */
+static void write_log(struct ps_walker *w)
+{
+	struct ps_klog_stats st;
+	char *err = NULL;
+	int rc = ps_walker_klog(w, emit_log, w, &st, &err);
+	if (rc == 1)
+		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "kernel log: %" PRIu64 " records could not be read (%s)",
+			st.skipped, st.first_problem);
+	free(err);
+}
+
 int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_walk_options *opt,
 		  struct ps_walk_result *res, char **err)
 {
@@ -773,6 +800,8 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 		mm_write_kcounters(w);
 	if (rc == 0 && !w->write_failed && !opt->no_frames)
 		mm_write_frames(w);
+	if (rc == 0 && !w->write_failed && !opt->no_log)
+		write_log(w);
 	if (w->warns > MAX_WARNS) {
 		unsigned n = w->warns - MAX_WARNS;
 		w->warns = 0; /* let this one through */

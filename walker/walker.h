@@ -42,6 +42,7 @@ struct ps_walk_options {
 	uint64_t max_tasks;   /* loop guard for the task list; 0 = default (4M) */
 	bool no_counters;     /* leave out the kernel's counters (counter records) */
 	bool no_frames;       /* leave out the pass over all of RAM (f and owner records) */
+	bool no_log;          /* leave out the kernel log (log records) */
 	/* Non-NULL: one line per kernel object read, for debugging and for tests that corrupt
 	 * a dump on purpose. Lines: "task KVA", "mm ID KVA", "maple ID NODE_KVA PA",
 	 * "vma ID KVA", "pt ID LEVEL TABLE_PA VA_START" (VA_START = first VA the table maps). */

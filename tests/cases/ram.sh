@@ -282,6 +282,21 @@ for fx in ppc32-e500-64pte ppc32-mpc8544ds-32pte ppc32-e500-64pte-bullseye ppc32
 	run $fx qemu.elf "$FAST" --btf "$(fx_btf $fx)"
 done
 run ppc32-e500-64pte qemu-kdump-zlib.kdump "$ASAN" --btf "$(fx_btf ppc32-e500-64pte)"
+# The kernel log in the records: as many records as `pagesleuth log` prints, and the panic
+# the guest was told to make, at level emerg (the kdump was taken after it).
+d31rec=$T/x86_64-kdump-d31.kdump.rec
+if [ -s "$d31rec" ]; then
+	nlog=$(grep -c '^log ' "$d31rec")
+	"$FAST" log "$(fx_dump x86_64 kdump-d31.kdump)" >"$T/log.txt" 2>"$T/log.err" || bad "log: $(head -1 "$T/log.err")"
+	nprinted=$(grep -c '^\[' "$T/log.txt")
+	[ "$nlog" -gt 100 ] && [ "$nlog" = "$nprinted" ] ||
+		bad "log records: $nlog in the records, $nprinted records printed by pagesleuth log"
+	grep -q '^log .*level=0 .*text=Kernel%20panic%20-%20not%20syncing:%20sysrq%20triggered%20crash' "$d31rec" ||
+		bad "log records: no emerg 'Kernel panic - not syncing: sysrq triggered crash'"
+	"$FAST" report -a log "$d31rec" | grep -q 'emerg  Kernel panic - not syncing' ||
+		bad "report -a log does not show the panic"
+	echo "ram: $nlog log records (= pagesleuth log), the panic at emerg, shown by report -a log"
+fi
 # The picture: report --svg writes the frame map, well-formed, its legend naming each class
 # the f records have, with the size the records give it.
 x86rec=$T/x86_64-qemu.elf.rec

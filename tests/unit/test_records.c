@@ -1744,6 +1744,30 @@ static void test_frames(void)
 	CHECK(nf == 2 && no == 1, "%d f, %d owner records", nf, no);
 	mr_close(&m);
 	free(buf);
+	/* log records: any byte of the text survives but NUL */
+	buf = NULL, len = 0;
+	fp = open_memstream(&buf, &len);
+	w = ps_writer_open_stream(fp, "mem");
+	ps_write_header(w, &h), ps_write_snapshot(w, &sn);
+	static const char text[] = "a=b 100%\n second line\x01\0z";
+	struct ps_log lg = { .seq = 7, .ts_nsec = 9845897000, .level = 0, .facility = 0, .text = text };
+	CHECK(ps_write_log(w, &lg, sizeof text - 1) == 0, "write log");
+	ps_write_end(w, true);
+	CHECK(ps_writer_close(w, false, &err) == 0, "close");
+	fclose(fp);
+	CHECK(strstr(buf, "\nlog seq=7 ts=9845897000 level=0 facility=0 text=a%3Db%20100%25%0A%20second%20line%01?z\n") != NULL,
+	      "log line: %s", buf);
+	CHECK(mr_open(&m, buf, len), "reopen");
+	int nl = 0;
+	while (m.r && ps_read(m.r, &rec) > 0)
+		if (rec.type == PS_REC_LOG) {
+			CHECK(!strcmp(rec.u.log.text, "a=b 100%\n second line\x01?z") && rec.u.log.seq == 7 &&
+			      rec.u.log.level == 0, "log read back: %s", rec.u.log.text);
+			nl++;
+		}
+	CHECK(nl == 1, "one log record");
+	mr_close(&m);
+	free(buf);
 #define HDR12 "pagesleuth-records 1.2\nheader source=test endian=little page_size=4096\n"
 	EXPECT_ERROR(HDR12 "f 0 1 free -\n", 3, "outside a snapshot");
 	EXPECT_ERROR(HDR12 "snapshot seq=0\nf 0 1 bogus -\n", 4, "unknown frame class");
