@@ -277,9 +277,78 @@ static void diff_meminfo(const struct model *a, const struct model *b, struct re
 	report_add(r, t);
 }
 
+/* Frames per owner by name (slab caches, files, vmalloc callers) from A to B: which cache
+ * grew between two dumps of a leaking board. Owners are matched by kind and name. */
+static uint64_t owner_frames(const struct model *m, const char *kind, const char *name)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < m->nowners; i++)
+		if (m->owners[i].name && m->owners[i].kind && strcmp(m->owners[i].kind, kind) == 0 &&
+		    strcmp(m->owners[i].name, name) == 0)
+			n += m->owners[i].frames;
+	return n;
+}
+
+static void diff_frames(const struct model *a, const struct model *b, struct report *r)
+{
+	enum { C_WHAT, C_KIND, C_A, C_B, C_D, C_ABS, C_N };
+	static const struct column cols[C_N] = {
+		{ "what", "CLASS OR OWNER", CELL_STR, false }, { "kind", "KIND", CELL_STR, false },
+		{ "a_bytes", "A", CELL_U64, COL_BYTES }, { "b_bytes", "B", CELL_U64, COL_BYTES },
+		{ "delta_bytes", "+-BYTES", CELL_I64, false }, { "abs_delta_bytes", "|+-|", CELL_U64, false },
+	};
+	if (!a->have_frames || !b->have_frames)
+		return;
+	struct table *t = table_new("diff-frames", "Frames of RAM by class and by owner (slab cache, file, "
+				    "vmalloc caller) that changed from A to B", STYLE_GRID, C_N, cols);
+	for (int c = 0; c < PS_FC_COUNT; c++) {
+		uint64_t fa = a->frames[c] * a->page_size, fb = b->frames[c] * b->page_size;
+		if (fa == fb)
+			continue;
+		size_t row = table_add_row(t);
+		table_set_str(t, row, C_WHAT, ps_frame_class_name((enum ps_frame_class)c));
+		table_set_str(t, row, C_KIND, "class");
+		table_set_u64(t, row, C_A, fa);
+		table_set_u64(t, row, C_B, fb);
+		table_set_i64(t, row, C_D, (int64_t)(fb - fa));
+		table_set_u64(t, row, C_ABS, (uint64_t)abs64((int64_t)(fb - fa)));
+	}
+	/* owners of B (and A's that B lacks), each name once */
+	for (int pass = 0; pass < 2; pass++) {
+		const struct model *m = pass ? a : b, *other = pass ? b : a;
+		for (size_t i = 0; i < m->nowners; i++) {
+			const struct frame_owner *o = &m->owners[i];
+			if (!o->name || !o->kind || !o->frames)
+				continue;
+			bool dup = false; /* an earlier owner of the same name (a file's two mappings) */
+			for (size_t j = 0; j < i && !dup; j++)
+				dup = m->owners[j].name && m->owners[j].kind && !strcmp(m->owners[j].name, o->name) &&
+				      !strcmp(m->owners[j].kind, o->kind);
+			uint64_t in_other = owner_frames(other, o->kind, o->name);
+			if (dup || (pass && in_other))
+				continue;
+			uint64_t fm = owner_frames(m, o->kind, o->name) * m->page_size;
+			uint64_t fo = in_other * other->page_size;
+			uint64_t fa = pass ? fm : fo, fb = pass ? fo : fm;
+			if (fa == fb)
+				continue;
+			size_t row = table_add_row(t);
+			table_set_str(t, row, C_WHAT, o->name);
+			table_set_str(t, row, C_KIND, o->kind);
+			table_set_u64(t, row, C_A, fa);
+			table_set_u64(t, row, C_B, fb);
+			table_set_i64(t, row, C_D, (int64_t)(fb - fa));
+			table_set_u64(t, row, C_ABS, (uint64_t)abs64((int64_t)(fb - fa)));
+		}
+	}
+	table_sort(t, C_ABS, true);
+	report_add(r, t);
+}
+
 void an_diff(const struct model *a, const struct model *b, struct report *r)
 {
 	diff_meminfo(a, b, r);
+	diff_frames(a, b, r);
 	diff_total(a, b, r);
 	diff_procs(a, b, r);
 	diff_kinds(a, b, r);

@@ -297,6 +297,30 @@ if [ -s "$d31rec" ]; then
 		bad "report -a log does not show the panic"
 	echo "ram: $nlog log records (= pagesleuth log), the panic at emerg, shown by report -a log"
 fi
+# diff of two dumps: the frames per class and owner that changed (6.1 and 6.12 running the
+# same workload); a dump against itself, or against the kdump of the same moment: none.
+elfrec=$T/x86_64-qemu.elf.rec trixierec=$T/x86_64-trixie-qemu.elf.rec
+if [ -s "$elfrec" ] && [ -s "$d31rec" ] && [ -s "$trixierec" ]; then
+	"$FAST" diff -f csv "$elfrec" "$trixierec" >"$T/diff.csv" 2>/dev/null || bad "diff of two kernels' dumps"
+	"$FAST" diff -f csv "$elfrec" "$d31rec" >"$T/diff1.csv" 2>/dev/null || bad "diff of the ELF and the kdump"
+	"$FAST" diff -f csv "$elfrec" "$elfrec" >"$T/diff0.csv" 2>/dev/null || bad "diff of a dump with itself"
+	python3 - "$T/diff.csv" "$T/diff0.csv" "$T/diff1.csv" <<'PY' || fail=1
+import csv, sys
+def rows(path):
+    out, on = [], False
+    for r in csv.reader(open(path)):
+        if r and r[0].startswith("# table:"):
+            on = r[0] == "# table: diff-frames"
+        elif on and r and r[0] != "what":
+            out.append(r)
+    return out
+d, d0, d1 = rows(sys.argv[1]), rows(sys.argv[2]), rows(sys.argv[3])
+kinds = sorted(set(r[1] for r in d))
+print("ram: diff-frames: %d rows between 6.1 and 6.12 (kinds %s), %d against itself, %d against the kdump "
+      "of the same moment" % (len(d), ",".join(kinds), len(d0), len(d1)))
+sys.exit(0 if "class" in kinds and "slab" in kinds and "file" in kinds and not d0 and not d1 else 1)
+PY
+fi
 # The picture: report --svg writes the frame map, well-formed, its legend naming each class
 # the f records have, with the size the records give it.
 x86rec=$T/x86_64-qemu.elf.rec
