@@ -255,13 +255,6 @@ static bool vmstat(const struct model *m, const char *name, uint64_t *v)
  * frames have: where in RAM each class sits (is the free memory in one place or
  * scattered? where is the kernel image, where the page cache?). */
 enum { FM_COLS = 128, FM_ROWS = 64 };
-static const char *const fm_class_names[PS_FC_COUNT] = {
-	[PS_FC_FREE] = "free", [PS_FC_UNUSED] = "unused", [PS_FC_SLAB] = "slab",
-	[PS_FC_PGTABLE] = "pgtable", [PS_FC_ANON] = "anon", [PS_FC_FILE] = "file",
-	[PS_FC_SHMEM] = "shmem", [PS_FC_HUGETLB] = "hugetlb", [PS_FC_ZSMALLOC] = "zsmalloc",
-	[PS_FC_OFFLINE] = "offline", [PS_FC_RESERVED] = "reserved", [PS_FC_KERNEL] = "kernel",
-	[PS_FC_VMALLOC] = "vmalloc", [PS_FC_UNKNOWN] = "unknown",
-};
 
 static struct frame_map *frame_map_build(const struct model *m)
 {
@@ -288,7 +281,7 @@ static struct frame_map *frame_map_build(const struct model *m)
 	fm->cols = FM_COLS, fm->rows = rows, fm->nclasses = PS_FC_COUNT;
 	fm->cell = xcalloc(rows * FM_COLS, 1);
 	fm->first_pfn = first, fm->frames_per_cell = per, fm->page_size = m->page_size;
-	fm->class_names = fm_class_names;
+	fm->class_names = ps_frame_class_names;
 	fm->class_bytes = xcalloc(PS_FC_COUNT, sizeof *fm->class_bytes);
 	for (int c = 0; c < PS_FC_COUNT; c++)
 		fm->class_bytes[c] = m->frames[c] * m->page_size;

@@ -271,7 +271,7 @@ void ps_classify_vmas(const struct ps_mm *mm, struct ps_vma *vmas, size_t n)
 	free(ep.p);
 }
 
-static const char *const frame_class_names[PS_FC_COUNT] = {
+const char *const ps_frame_class_names[PS_FC_COUNT] = {
 	[PS_FC_FREE] = "free", [PS_FC_UNUSED] = "unused", [PS_FC_SLAB] = "slab",
 	[PS_FC_PGTABLE] = "pgtable", [PS_FC_ANON] = "anon", [PS_FC_FILE] = "file",
 	[PS_FC_SHMEM] = "shmem", [PS_FC_HUGETLB] = "hugetlb", [PS_FC_ZSMALLOC] = "zsmalloc",
@@ -281,13 +281,13 @@ static const char *const frame_class_names[PS_FC_COUNT] = {
 
 const char *ps_frame_class_name(enum ps_frame_class c)
 {
-	return (unsigned)c < PS_FC_COUNT ? frame_class_names[c] : "?";
+	return (unsigned)c < PS_FC_COUNT ? ps_frame_class_names[c] : "?";
 }
 
 int ps_frame_class_parse(const char *name, size_t len)
 {
 	for (int i = 0; i < PS_FC_COUNT; i++)
-		if (strlen(frame_class_names[i]) == len && memcmp(frame_class_names[i], name, len) == 0)
+		if (strlen(ps_frame_class_names[i]) == len && memcmp(ps_frame_class_names[i], name, len) == 0)
 			return i;
 	return -1;
 }

@@ -192,6 +192,7 @@ enum ps_frame_class {
 	PS_FC_UNKNOWN,   /* the struct page could not be read */
 	PS_FC_COUNT
 };
+extern const char *const ps_frame_class_names[PS_FC_COUNT]; /* "free", "slab", ... */
 const char *ps_frame_class_name(enum ps_frame_class c);
 int ps_frame_class_parse(const char *name, size_t len); /* -1 if unknown */
 
