@@ -450,6 +450,44 @@ static void an_owner_table(const struct model *m, struct report *r, const char *
 	report_add(r, t);
 }
 
+/* /proc/slabinfo (slab records): the caches with the most memory in slabs, with their
+ * objects in use, total, and size. */
+static void an_slabinfo_table(const struct model *m, struct report *r)
+{
+	enum { S_NAME, S_BYTES, S_ACTIVE, S_TOTAL, S_USE, S_OBJSIZE, S_PERSLAB, S_PAGES, S_SLABS, S_N };
+	static const struct column cols[S_N] = {
+		{ "name", "CACHE", CELL_STR, COL_DEC }, { "bytes", "SLABS SIZE", CELL_U64, COL_BYTES },
+		{ "active_objs", "ACTIVE", CELL_U64, COL_DEC }, { "num_objs", "OBJS", CELL_U64, COL_DEC },
+		{ "use_pct", "% USE", CELL_F64, COL_DEC }, { "objsize", "OBJSIZE", CELL_U64, COL_DEC },
+		{ "objperslab", "OBJ/SLAB", CELL_U64, COL_DEC }, { "pagesperslab", "PAGES/SLAB", CELL_U64, COL_DEC },
+		{ "num_slabs", "SLABS", CELL_U64, COL_DEC },
+	};
+	if (!m->nslabs)
+		return;
+	struct table *t = table_new("slabinfo", "Slab caches as /proc/slabinfo shows them, the largest first",
+				    STYLE_GRID, S_N, cols);
+	table_set_decimals(t, S_USE, 1);
+	for (size_t i = 0; i < m->nslabs; i++) {
+		const struct slab_info *s = &m->slabs[i];
+		size_t row = table_add_row(t);
+		table_set_str_ref(t, row, S_NAME, s->name);
+		if (s->num_slabs != PS_UNKNOWN && s->pagesperslab != PS_UNKNOWN)
+			table_set_u64(t, row, S_BYTES, s->num_slabs * s->pagesperslab * m->page_size);
+		table_set_u64(t, row, S_ACTIVE, s->active_objs);
+		table_set_u64(t, row, S_TOTAL, s->num_objs);
+		if (s->num_objs && s->num_objs != PS_UNKNOWN && s->active_objs != PS_UNKNOWN)
+			table_set_f64(t, row, S_USE, 100.0 * (double)s->active_objs / (double)s->num_objs);
+		table_set_u64(t, row, S_OBJSIZE, s->objsize);
+		table_set_u64(t, row, S_PERSLAB, s->objperslab);
+		table_set_u64(t, row, S_PAGES, s->pagesperslab);
+		table_set_u64(t, row, S_SLABS, s->num_slabs);
+	}
+	table_sort(t, S_BYTES, true);
+	table_set_note(t, "%zu caches; ACTIVE counts a CPU's slabs as wholly in use, as the kernel's own file does",
+		       m->nslabs);
+	report_add(r, t);
+}
+
 void an_ram(const struct model *m, struct report *r)
 {
 	if (m->ncounters)
@@ -466,4 +504,5 @@ void an_ram(const struct model *m, struct report *r)
 		an_meminfo_table(m, r);
 		an_buddyinfo_table(m, r);
 	}
+	an_slabinfo_table(m, r);
 }

@@ -286,6 +286,9 @@ static void snapshot_free(struct model *m)
 	for (size_t i = 0; i < m->nlogs; i++)
 		free(m->logs[i].text);
 	free(m->logs);
+	for (size_t i = 0; i < m->nslabs; i++)
+		free(m->slabs[i].name);
+	free(m->slabs);
 	m->procs = NULL, m->nprocs = m->capprocs = 0;
 	m->units = NULL, m->unit_phys = NULL, m->nunits = m->capunits = 0;
 	memset(&m->pfns, 0, sizeof m->pfns);
@@ -297,6 +300,7 @@ static void snapshot_free(struct model *m)
 	m->owners = NULL, m->nowners = 0;
 	m->fruns = NULL, m->nfruns = m->capfruns = 0;
 	m->logs = NULL, m->nlogs = m->caplogs = 0;
+	m->slabs = NULL, m->nslabs = m->capslabs = 0;
 	m->have_frames = false;
 	memset(m->frames, 0, sizeof m->frames);
 	m->complete = false;
@@ -555,6 +559,7 @@ static void finish_snapshot(struct builder *b)
 		k->owners = m->owners, k->nowners = m->nowners;
 		k->fruns = m->fruns, k->nfruns = m->nfruns, k->capfruns = m->capfruns;
 		k->logs = m->logs, k->nlogs = m->nlogs, k->caplogs = m->caplogs;
+		k->slabs = m->slabs, k->nslabs = m->nslabs, k->capslabs = m->capslabs;
 		k->complete = m->complete;
 		k->partial_why = m->partial_why;
 		k->warnings = m->warnings;
@@ -674,6 +679,18 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 				c->owners[f->owner].frames += f->npages;
 				c->owners[f->owner].cls = f->cls;
 			}
+			break;
+		}
+		case PS_REC_SLAB: {
+			struct model *c = &b.cur;
+			const struct ps_slab *sl = &rec.u.slab;
+			if (c->nslabs == c->capslabs) {
+				c->capslabs = c->capslabs ? 2 * c->capslabs : 128;
+				c->slabs = xrealloc(c->slabs, c->capslabs * sizeof *c->slabs);
+			}
+			c->slabs[c->nslabs++] = (struct slab_info){ xstrdup(sl->name), sl->active_objs, sl->num_objs,
+								    sl->objsize, sl->objperslab, sl->pagesperslab,
+								    sl->num_slabs };
 			break;
 		}
 		case PS_REC_LOG: {

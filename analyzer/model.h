@@ -104,6 +104,9 @@ struct model {
 	size_t nowners;
 	struct frame_run { uint64_t pfn, npages; enum ps_frame_class cls; } *fruns; /* PFN order */
 	size_t nfruns, capfruns;
+	/* /proc/slabinfo (slab records, 1.2) */
+	struct slab_info { char *name; uint64_t active_objs, num_objs, objsize, objperslab, pagesperslab, num_slabs; } *slabs;
+	size_t nslabs, capslabs;
 	/* The kernel log (log records, 1.2), oldest first. */
 	struct log_line { uint64_t seq, ts_nsec, level; char *text; } *logs;
 	size_t nlogs, caplogs;

@@ -1145,6 +1145,8 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 			type = PS_REC_OWNER;
 		else if (strcmp(tag, "log") == 0)
 			type = PS_REC_LOG;
+		else if (strcmp(tag, "slab") == 0)
+			type = PS_REC_SLAB;
 		else if (strcmp(tag, "header") == 0)
 			return rfail(r, "a second header record");
 		else if (is_reserved_trace_tag(tag))
@@ -1192,6 +1194,19 @@ int ps_read(struct ps_reader *r, struct ps_record *rec)
 		case PS_REC_COUNTER:
 			ok = need_snapshot(r, tag) < 0 ? -1 : read_counter(r, &kv, &rec->u.counter);
 			break;
+		case PS_REC_SLAB: {
+			static const char *const keys[] = { "active_objs", "num_objs", "objsize", "objperslab",
+							    "pagesperslab", "num_slabs" };
+			uint64_t *out[] = { &rec->u.slab.active_objs, &rec->u.slab.num_objs, &rec->u.slab.objsize,
+					    &rec->u.slab.objperslab, &rec->u.slab.pagesperslab, &rec->u.slab.num_slabs };
+			rec->u.slab.name = kv_str(&kv, "name");
+			ok = need_snapshot(r, tag);
+			if (ok == 0 && !*rec->u.slab.name)
+				ok = rfail(r, "slab record: missing name=");
+			for (size_t i = 0; ok == 0 && i < sizeof keys / sizeof keys[0]; i++)
+				ok = kv_num(r, &kv, "slab", keys[i], false, false, out[i]) < 0 ? -1 : 0;
+			break;
+		}
 		case PS_REC_LOG:
 			rec->u.log.text = kv_str(&kv, "text");
 			ok = need_snapshot(r, tag) < 0 || kv_num(r, &kv, "log", "seq", false, false, &rec->u.log.seq) < 0 ||

@@ -632,6 +632,20 @@ int ps_write_owner(struct ps_writer *w, const struct ps_owner *o)
 	return end_line(w);
 }
 
+int ps_write_slab(struct ps_writer *w, const struct ps_slab *s)
+{
+	if (begin(w, "slab") < 0)
+		return -1;
+	kv_str(w, "name", s->name);
+	kv_dec(w, "active_objs", s->active_objs);
+	kv_dec(w, "num_objs", s->num_objs);
+	kv_dec(w, "objsize", s->objsize);
+	kv_dec(w, "objperslab", s->objperslab);
+	kv_dec(w, "pagesperslab", s->pagesperslab);
+	kv_dec(w, "num_slabs", s->num_slabs);
+	return end_line(w);
+}
+
 int ps_write_log(struct ps_writer *w, const struct ps_log *l, size_t text_len)
 {
 	if (begin(w, "log") < 0)

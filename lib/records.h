@@ -209,6 +209,13 @@ struct ps_owner {
 	const char *name;
 };
 
+/* slab records (1.2): one cache as /proc/slabinfo shows it (SLUB: a CPU's slabs count as
+ * wholly in use; active_slabs = num_slabs). */
+struct ps_slab {
+	const char *name;
+	uint64_t active_objs, num_objs, objsize, objperslab, pagesperslab, num_slabs;
+};
+
 /* log records (1.2): one record of the kernel's log at the snapshot (dumps). */
 struct ps_log {
 	uint64_t seq, ts_nsec;   /* PS_UNKNOWN if absent */
@@ -224,7 +231,7 @@ struct ps_end {
 enum ps_rec_type {
 	PS_REC_HEADER, PS_REC_SNAPSHOT, PS_REC_TASK, PS_REC_MM, PS_REC_VMA, PS_REC_MAP,
 	PS_REC_SWAP, PS_REC_UNKNOWN_RANGE, PS_REC_SUM, PS_REC_WARN, PS_REC_END,
-	PS_REC_COUNTER, PS_REC_FRAMES, PS_REC_OWNER, PS_REC_LOG, /* 1.2 */
+	PS_REC_COUNTER, PS_REC_FRAMES, PS_REC_OWNER, PS_REC_LOG, PS_REC_SLAB, /* 1.2 */
 	/* Reserved trace records, delivered as key=value pairs (struct ps_kv). */
 	PS_REC_TRACE,
 };
@@ -254,6 +261,7 @@ struct ps_record {
 		struct ps_frames frames;
 		struct ps_owner owner;
 		struct ps_log log;
+		struct ps_slab slab;
 		struct ps_end end;
 		struct ps_kv trace;
 	} u;
@@ -314,6 +322,7 @@ int ps_write_warn(struct ps_writer *w, const struct ps_warn *wr);
 int ps_write_counter(struct ps_writer *w, const struct ps_counter *c); /* inside a snapshot */
 int ps_write_frames(struct ps_writer *w, const struct ps_frames *f);   /* inside a snapshot */
 int ps_write_owner(struct ps_writer *w, const struct ps_owner *o);     /* before its f records */
+int ps_write_slab(struct ps_writer *w, const struct ps_slab *s);       /* inside a snapshot */
 /* TEXT of TEXT_LEN bytes (any bytes: percent-encoded) */
 int ps_write_log(struct ps_writer *w, const struct ps_log *l, size_t text_len);
 /* Writes the end line with the counts the writer kept for this snapshot. */

@@ -131,6 +131,28 @@ int live_parse_zoneinfo(const char *text, live_counter_fn fn, void *arg)
 	return n;
 }
 
+int live_parse_slabinfo(const char *text, void (*fn)(void *arg, const struct ps_slab *s), void *arg)
+{
+	char line[512], name[64];
+	size_t pos = 0;
+	int n = 0;
+	if (strncmp(text, "slabinfo - version: 2.", 22) != 0)
+		return 0; /* another format: nothing is guessed */
+	while (next_line(text, &pos, line, sizeof line)) {
+		unsigned long long act, num, size, per, pages, aslabs, nslabs;
+		/* name <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables
+		 * <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail> */
+		if (line[0] == '#' || sscanf(line, "%63s %llu %llu %llu %llu %llu : tunables %*u %*u %*u : slabdata %llu %llu",
+					    name, &act, &num, &size, &per, &pages, &aslabs, &nslabs) != 8)
+			continue;
+		struct ps_slab sl = { .name = name, .active_objs = act, .num_objs = num, .objsize = size,
+				      .objperslab = per, .pagesperslab = pages, .num_slabs = nslabs };
+		fn(arg, &sl);
+		n++;
+	}
+	return n;
+}
+
 struct writer_arg {
 	struct ps_writer *w;
 	bool failed;
@@ -142,6 +164,13 @@ static void write_one(void *arg, const char *set, uint64_t node, const char *zon
 	struct writer_arg *a = arg;
 	struct ps_counter c = { .set = set, .node = node, .zone = zone, .name = name, .value = value };
 	if (!a->failed && ps_write_counter(a->w, &c) < 0)
+		a->failed = true;
+}
+
+static void write_slab(void *arg, const struct ps_slab *sl)
+{
+	struct writer_arg *a = arg;
+	if (!a->failed && ps_write_slab(a->w, sl) < 0)
 		a->failed = true;
 }
 
@@ -173,6 +202,10 @@ int live_write_counters(struct ps_writer *w, const char *proc_root, char *why, s
 		}
 		files[i].parse(b.data, write_one, &a);
 	}
+	char path[256];
+	snprintf(path, sizeof path, "%s/slabinfo", proc_root ? proc_root : "/proc");
+	if (!a.failed && proc_read_file(path, &b) == 0)
+		live_parse_slabinfo(b.data, write_slab, &a);
 	proc_buf_free(&b);
 	return a.failed ? -1 : rc;
 }

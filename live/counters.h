@@ -20,8 +20,12 @@ int live_parse_vmstat(const char *text, live_counter_fn fn, void *arg);
 int live_parse_buddyinfo(const char *text, live_counter_fn fn, void *arg);
 int live_parse_zoneinfo(const char *text, live_counter_fn fn, void *arg);
 
+/* /proc/slabinfo (version 2.1): one callback per cache. */
+int live_parse_slabinfo(const char *text, void (*fn)(void *arg, const struct ps_slab *s), void *arg);
+
 /* Read PROC_ROOT's (NULL: /proc) meminfo, vmstat, zoneinfo and buddyinfo and write their
- * counters into the current snapshot. 0; 1 when meminfo or vmstat could not be read (WHY
+ * counters into the current snapshot, and slabinfo's caches as slab records (root only:
+ * the file is 0400). 0; 1 when meminfo or vmstat could not be read (WHY
  * says which; the others may be absent); -1 when writing failed. */
 int live_write_counters(struct ps_writer *w, const char *proc_root, char *why, size_t whylen);
 

@@ -162,7 +162,23 @@
 	X(VM_STRUCT_SIZE, "vm_struct", "size", KI_OPT)                                         \
 	X(VM_STRUCT_FLAGS, "vm_struct", "flags", KI_OPT)                                       \
 	X(VM_STRUCT_CALLER, "vm_struct", "caller", KI_OPT)                                     \
-	X(VMAP_NODE_BUSY_HEAD, "vmap_node", "busy.head", KI_OPT) /* 6.9+ (d093602919ad) */
+	X(VMAP_NODE_BUSY_HEAD, "vmap_node", "busy.head", KI_OPT) /* 6.9+ (d093602919ad) */ \
+	/* /proc/slabinfo of SLUB (slabinfo.c) */                                             \
+	X(KMEM_CACHE_LIST, "kmem_cache", "list", KI_OPT)                                       \
+	X(KMEM_CACHE_SIZE, "kmem_cache", "size", KI_OPT)                                       \
+	X(KMEM_CACHE_OBJECT_SIZE, "kmem_cache", "object_size", KI_OPT)                         \
+	X(KMEM_CACHE_OO, "kmem_cache", "oo", KI_OPT)                                           \
+	X(KMEM_CACHE_NODE, "kmem_cache", "node", KI_OPT)   /* nelems = MAX_NUMNODES */         \
+	X(KMEM_CACHE_PER_NODE, "kmem_cache", "per_node", KI_OPT) /* 2025: {barn, node}[] */    \
+	X(PER_NODE_PTRS_NODE, "kmem_cache_per_node_ptrs", "node", KI_OPT)                     \
+	X(KMEM_CACHE_NODE_PARTIAL, "kmem_cache_node", "partial", KI_OPT)                       \
+	X(KMEM_CACHE_NODE_NR_PARTIAL, "kmem_cache_node", "nr_partial", KI_OPT)                 \
+	X(KMEM_CACHE_NODE_NR_SLABS, "kmem_cache_node", "nr_slabs", KI_OPT) /* SLUB_DEBUG */   \
+	X(KMEM_CACHE_NODE_TOTAL_OBJECTS, "kmem_cache_node", "total_objects", KI_OPT)          \
+	X(SLAB_SLAB_LIST, "slab", "slab_list", KI_OPT)     /* 5.17+ */                         \
+	X(PAGE_SLAB_LIST, "page", "slab_list", KI_OPT)     /* before */                        \
+	X(SLAB_COUNTERS, "slab", "counters", KI_OPT)                                           \
+	X(PAGE_COUNTERS, "page", "counters", KI_OPT)
 
 /* X(ID, "type", REQ|OPT) -> sizeof */
 #define PS_KI_SIZES(X)                                                                        \
@@ -186,7 +202,9 @@
 	X(ADDRESS_SPACE, "address_space", KI_OPT)                                              \
 	X(VMAP_AREA, "vmap_area", KI_OPT)                                                      \
 	X(VM_STRUCT, "vm_struct", KI_OPT)                                                      \
-	X(VMAP_NODE, "vmap_node", KI_OPT)
+	X(VMAP_NODE, "vmap_node", KI_OPT)                                                      \
+	X(KMEM_CACHE, "kmem_cache", KI_OPT)                                                    \
+	X(KMEM_CACHE_NODE_STRUCT, "kmem_cache_node", KI_OPT)
 
 /* X(ID, "ENUMERATOR", REQ|OPT) -> value (enum pageflags and friends) */
 #define PS_KI_ENUMS(X)                                                                        \
@@ -330,7 +348,9 @@
 	X(TOTALHIGH_PAGES, "_totalhigh_pages", KI_OPT)   /* HIGHMEM */                         \
 	X(VMAP_AREA_LIST_SYM, "vmap_area_list", KI_OPT)  /* busy vmap areas, up to 6.8 */     \
 	X(VMAP_NODES, "vmap_nodes", KI_OPT)              /* 6.9+: struct vmap_node * */        \
-	X(NR_VMAP_NODES, "nr_vmap_nodes", KI_OPT)
+	X(NR_VMAP_NODES, "nr_vmap_nodes", KI_OPT)                                              \
+	X(SLAB_CACHES, "slab_caches", KI_OPT)            /* every kmem_cache, by .list */     \
+	X(NR_NODE_IDS, "nr_node_ids", KI_OPT)            /* kmem_cache.node[] is that long */
 
 #define PS_KI_ENUM_ID(ID, ...) PS_KI_##ID,
 enum ps_ki_member { PS_KI_MEMBERS(PS_KI_ENUM_ID) PS_KI_NMEMBERS };

@@ -163,6 +163,8 @@ void mm_warn(struct ps_walker *w, uint64_t mm, uint64_t at, const char *fmt, ...
 /* kcounters.c: the kernel's own counters (vmstat, zones, buddyinfo, meminfo) as counter
  * records of the current snapshot; what cannot be read is a warn. */
 void mm_write_kcounters(struct ps_walker *w);
+/* slabinfo.c: /proc/slabinfo of a SLUB kernel as slab records. */
+void mm_write_slabinfo(struct ps_walker *w);
 /* frames.c: every page frame of RAM as f records (and owner records); problems are warns. */
 void mm_write_frames(struct ps_walker *w);
 

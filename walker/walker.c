@@ -796,8 +796,10 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 		}
 	}
 	mm_tasklist_free(&tl);
-	if (rc == 0 && !w->write_failed && !opt->no_counters)
+	if (rc == 0 && !w->write_failed && !opt->no_counters) {
 		mm_write_kcounters(w);
+		mm_write_slabinfo(w);
+	}
 	if (rc == 0 && !w->write_failed && !opt->no_frames)
 		mm_write_frames(w);
 	if (rc == 0 && !w->write_failed && !opt->no_log)

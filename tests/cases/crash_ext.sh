@@ -148,6 +148,7 @@ pagesleuth -k -o $T/806-d1-k.rec
 foreach vm > $T/806-d1.vm
 foreach vm -p > $T/806-d1.vmp
 kmem -i > $T/806-d1.kmem
+kmem -s > $T/806-d1.kmems
 EOF
 clean_messages 806-d1
 complete 806-d1
@@ -184,6 +185,29 @@ for k, f in pairs:
         same += 1
 print("    kmem -i: %d of %d figures equal the records' meminfo" % (same, len(pairs)))
 sys.exit(0 if same == len(pairs) else 1)
+PY
+# The slab records (/proc/slabinfo's view) against crash's kmem -s: every cache with the
+# same total objects and slabs (crash's ALLOCATED walks the CPU slabs too, and its OBJSIZE is
+# object_size where slabinfo shows the slot size: those two are not compared).
+python3 - "$T/ex-d1.rec" "$T/806-d1.kmems" <<'PY' || bad "806-d1: slab records differ from crash's kmem -s"
+import sys
+rec = {}
+for line in open(sys.argv[1]):
+    if line.startswith("slab "):
+        kv = dict(f.split("=", 1) for f in line.split()[1:]); rec[kv["name"]] = kv
+n = same = 0
+for line in open(sys.argv[2]):
+    p = line.split()
+    if len(p) != 7 or not p[1].isdigit():
+        continue
+    n += 1
+    r = rec.get(p[6])
+    if r and (int(r["num_objs"]), int(r["num_slabs"])) == (int(p[3]), int(p[4])):
+        same += 1
+    else:
+        print("    kmem -s %s: TOTAL %s SLABS %s, records %s" % (p[6], p[3], p[4], r and (r["num_objs"], r["num_slabs"])))
+print("    kmem -s: %d of %d caches with the records' total objects and slabs (%d slab records)" % (same, n, len(rec)))
+sys.exit(0 if n and same == n and len(rec) == n else 1)
 PY
 
 echo "== crash 8.0.6, kdump-d31"

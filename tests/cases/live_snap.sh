@@ -213,6 +213,14 @@ for line in open(sys.argv[1]):
         if kv["set"] == "meminfo": mi.append((kv["name"], int(kv["value"])))
         elif kv["set"] == "vmstat": vm.append(kv["name"])
         elif kv["set"] == "buddyinfo" and kv["name"] == "order0": zones.append((int(kv["node"]), kv["zone"]))
+slabs = {}
+for line in open(sys.argv[1]):
+    if line.startswith("slab "):
+        kv = dict(f.split("=", 1) for f in line.split()[1:]); slabs[kv["name"]] = int(kv["objsize"])
+try:
+    slab_now = {l.split()[0]: int(l.split()[3]) for l in open("/proc/slabinfo").readlines()[2:]}
+except OSError:
+    slab_now = None
 now = [(l.split(":")[0], int(l.split(":")[1].split()[0])) for l in open("/proc/meminfo")]
 vm_now = [l.split()[0] for l in open("/proc/vmstat")]
 bz = [(int(l.split()[1].rstrip(",")), l.split()[3]) for l in open("/proc/buddyinfo")]
@@ -223,8 +231,10 @@ if zones != bz: errors.append("buddyinfo zones %s, /proc/buddyinfo %s" % (zones,
 for k in ("MemTotal", "SwapTotal", "Hugepagesize", "HugePages_Total"):
     if k in dict(now) and dict(mi).get(k) != dict(now)[k]:
         errors.append("%s: snapshot %s, /proc/meminfo %s" % (k, dict(mi).get(k), dict(now)[k]))
+if slab_now is not None and slabs != slab_now:
+    errors.append("slab records (%d caches) differ from /proc/slabinfo (%d) in names or object sizes" % (len(slabs), len(slab_now)))
 for e in errors: print("live_snap: FAIL: " + e)
-print("live_snap: counters: %d meminfo fields, %d vmstat counters, %d zones as the kernel prints them" % (len(mi), len(vm), len(zones)))
+print("live_snap: counters: %d meminfo fields, %d vmstat counters, %d zones, %d slab caches as the kernel prints them" % (len(mi), len(vm), len(zones), len(slabs)))
 sys.exit(1 if errors else 0)
 PY
 # 3c. --frames: every frame of RAM by class, from kpageflags over every PFN. The pages of

@@ -25,7 +25,9 @@
 #     not folded in), anonymous frames lie between nr_anon_pages and it plus the swap
 #     cache, slab frames are at most the slab counters (which also count large kmalloc),
 #     every vmalloc'd page the kernel counts is found in a busy vmap area (VmallocUsed;
-#     vmap()ed areas come on top); no frame is unknown; the ground-truth file /tmp/gt.txt, still in tmpfs, is named as
+#     vmap()ed areas come on top); per slab cache, slabinfo's slabs times pages per slab
+#     (the kmem_cache_node counters) are the frames the walk gave that cache; no frame is
+#     unknown; the ground-truth file /tmp/gt.txt, still in tmpfs, is named as
 #     the owner of exactly its size in page-cache frames;
 #   - a kernel whose kallsyms has no data symbols (CONFIG_KALLSYMS_ALL off in the fixture's
 #     config) and no System.map given writes no counters and no warning: nothing misread.
@@ -192,6 +194,27 @@ else:
         elif line.startswith("f "):
             p = line.split()
             by_owner[p[4]] = by_owner.get(p[4], 0) + int(p[2])
+    # slabinfo (the caches' node counters) against the walk (each frame's slab cache): per
+    # cache, its slabs times pages per slab are the frames the walk gave it
+    slab_pages, owner_name = {}, {}
+    for line in open(rec):
+        if line.startswith("slab "):
+            kv = dict(x.split("=", 1) for x in line.split()[1:])
+            slab_pages[kv["name"]] = slab_pages.get(kv["name"], 0) + int(kv["num_slabs"]) * int(kv["pagesperslab"])
+        elif line.startswith("owner ") and " kind=slab " in line:
+            kv = dict(x.split("=", 1) for x in line.split()[1:])
+            owner_name[kv["id"]] = kv["name"]
+    walked = {}
+    for oid, n in by_owner.items():
+        if oid in owner_name:
+            walked[owner_name[oid]] = walked.get(owner_name[oid], 0) + n
+    if slab_pages:
+        off = {k: (v, walked.get(k, 0)) for k, v in slab_pages.items() if v != walked.get(k, 0)}
+        if off or sum(slab_pages.values()) != fcount.get("slab", 0):
+            errors.append("slabinfo vs the walk: %d caches differ %s; all slabs %d pages, slab frames %d" %
+                          (len(off), list(off.items())[:4], sum(slab_pages.values()), fcount.get("slab", 0)))
+        print("  slabinfo: %d caches, each one's slabs = the frames the walk gave it (%d pages in all)" %
+              (len(slab_pages), sum(slab_pages.values())))
     gt_frames = by_owner.get(owners.get("/tmp/gt.txt"), 0)
     if gt_frames != gt_pages:
         errors.append("frames: /tmp/gt.txt holds %d frames, the file is %d pages" % (gt_frames, gt_pages))

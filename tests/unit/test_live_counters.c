@@ -26,6 +26,18 @@ static void collect(void *arg, const char *set, uint64_t node, const char *zone,
 	g->node = node, g->value = value;
 }
 
+static int nslab;
+static struct { char name[64]; uint64_t active_objs, num_objs, objsize, objperslab, pagesperslab, num_slabs; } slab0;
+static void slab_cb(void *arg, const struct ps_slab *s)
+{
+	(void)arg;
+	if (nslab++ == 0) {
+		snprintf(slab0.name, sizeof slab0.name, "%s", s->name);
+		slab0.active_objs = s->active_objs, slab0.num_objs = s->num_objs, slab0.objsize = s->objsize;
+		slab0.objperslab = s->objperslab, slab0.pagesperslab = s->pagesperslab, slab0.num_slabs = s->num_slabs;
+	}
+}
+
 int main(void)
 {
 	ngot = 0;
@@ -91,6 +103,19 @@ int main(void)
 	CHECK_U64(got[3].value, 3840);
 	CHECK_STR(got[4].zone, "DMA32");
 	CHECK_U64(got[7].value, 39163);
+	/* /proc/slabinfo 2.1 */
+	nslab = 0;
+	CHECK(live_parse_slabinfo("slabinfo - version: 2.1\n"
+				  "# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>\n"
+				  "inode_cache        10428  10428    640   12    2 : tunables    0    0    0 : slabdata    869    869      0\n"
+				  "kmalloc-8         4096   4096      8  512    1 : tunables    0    0    0 : slabdata      8      8      0\n"
+				  "broken 1 2\n", slab_cb, NULL) == 2, "slabinfo: %d", nslab);
+	CHECK_STR(slab0.name, "inode_cache");
+	CHECK(slab0.active_objs == 10428 && slab0.num_objs == 10428 && slab0.objsize == 640 &&
+	      slab0.objperslab == 12 && slab0.pagesperslab == 2 && slab0.num_slabs == 869, "inode_cache fields");
+	CHECK(live_parse_slabinfo("slabinfo - version: 1.1\nx 1 2 3 4 5 : tunables 0 0 0 : slabdata 1 1 0\n",
+				  slab_cb, NULL) == 0, "another version is not guessed at");
+
 	/* live/frames.c: kpageflags + kpagecount -> the frame classes */
 	CHECK_U64(live_frame_class(1u << 10, 0), PS_FC_FREE);
 	CHECK_U64(live_frame_class(1u << 7 | 1u << 15, 1), PS_FC_SLAB);
