@@ -145,14 +145,16 @@ static void an_ram_table(const struct model *m, struct report *r)
 	if (top != (size_t)-1)
 		snprintf(largest, sizeof largest, " (largest: %s, %s)", m->owners[top].name,
 			 bytes_human(m->owners[top].frames * m->page_size, b[5]));
-	table_set_note(t, "Of %s of RAM: %s user anonymous, %s page cache (shmem included), %s slab%s, %s free, "
-		       "%s unaccounted.\nVmallocUsed includes the kernel stacks where they are vmalloc'd "
+	free(r->headline);
+	r->headline = xasprintf("Of %s of RAM: %s user anonymous, %s page cache (shmem included), %s slab%s, "
+				"%s free, %s unaccounted.", bytes_human(T, b[0]),
+				h1 ? bytes_human(anon_kb * K, b[1]) : "?",
+				h2 && h3 ? bytes_human((cached_kb + buffers_kb) * K, b[2]) : "?",
+				h4 ? bytes_human(slab_kb * K, b[3]) : "?", largest, bytes_human(free_kb * K, b[4]),
+				bytes_human(unacc, b[6]));
+	table_set_note(t, "%s\nVmallocUsed includes the kernel stacks where they are vmalloc'd "
 		       "(CONFIG_VMAP_STACK); WALKED = distinct anonymous frames the process walk found%s%s",
-		       bytes_human(T, b[0]), h1 ? bytes_human(anon_kb * K, b[1]) : "?",
-		       h2 && h3 ? bytes_human((cached_kb + buffers_kb) * K, b[2]) : "?",
-		       h4 ? bytes_human(slab_kb * K, b[3]) : "?", largest, bytes_human(free_kb * K, b[4]),
-		       bytes_human(unacc, b[6]), missing[0] ? "; not in the counters: " : "",
-		       missing);
+		       r->headline, missing[0] ? "; not in the counters: " : "", missing);
 	report_add(r, t);
 }
 

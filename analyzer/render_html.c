@@ -225,6 +225,11 @@ int render_html(const struct report *r, FILE *out)
 			  : "</head>\n<body>\n<h1>pagesleuth report</h1>\n", out);
 	put_identity(r, out);
 
+	if (r->headline) {
+		fputs("<p class=\"headline\"><strong>", out);
+		render_xml_escaped(r->headline, out);
+		fputs("</strong></p>\n", out);
+	}
 	if (r->partial) {
 		fputs("<div class=\"partial\" role=\"alert\"><strong>PARTIAL:</strong> the input was "
 		      "incomplete; the numbers below are NOT complete.\n<ul>\n", out);

@@ -229,6 +229,8 @@ int render_text(const struct report *r, FILE *out)
 	identity_line("excluded:  ", r->excluded, out);
 identity_done:
 
+	if (r->headline)
+		fprintf(out, "\n%s\n", r->headline);
 	if (r->partial) {
 		fputs("\nPARTIAL: the input was incomplete; the numbers below are NOT complete.\n", out);
 		const char *cursor = r->partial_why, *line;

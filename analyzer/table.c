@@ -289,7 +289,7 @@ void report_free(struct report *r)
 		table_free(r->tables[i]);
 	free(r->tables);
 	free(r->source), free(r->arch), free(r->release), free(r->dump), free(r->time);
-	free(r->excluded), free(r->partial_why), free(r->warnings);
+	free(r->excluded), free(r->partial_why), free(r->warnings), free(r->headline);
 	free(r->database), free(r->query);
 	memset(r, 0, sizeof *r);
 }

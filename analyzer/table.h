@@ -168,6 +168,7 @@ struct report {
 	bool partial;       /* any input was incomplete */
 	char *partial_why;  /* one line per reason */
 	char *warnings;     /* reader warnings, one per line */
+	char *headline;     /* the answer in one sentence (the ram analysis), shown first; or NULL */
 	size_t ntables;
 	struct table **tables;
 };
