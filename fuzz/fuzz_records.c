@@ -201,6 +201,49 @@ static void read_records(struct ps_reader *r, struct ps_writer *w, struct stats 
 				ps_write_end(w, rec.u.end.complete);
 			classify_and_clear(mv);
 			break;
+		case PS_REC_COUNTER: {
+			const struct ps_counter *c = &rec.u.counter;
+			h_str(st, c->set), h_str(st, c->name), h_str(st, c->zone), h_u64(st, c->node);
+			h_u64(st, c->value);
+			if (w)
+				ps_write_counter(w, c);
+			break;
+		}
+		case PS_REC_FRAMES: {
+			const struct ps_frames *f = &rec.u.frames;
+			h_u64(st, f->pfn), h_u64(st, f->npages), h_u64(st, f->cls), h_u64(st, f->owner);
+			if (f->cls >= PS_FC_COUNT || !f->npages)
+				abort();
+			if (w)
+				ps_write_frames(w, f);
+			break;
+		}
+		case PS_REC_OWNER: {
+			const struct ps_owner *o = &rec.u.owner;
+			h_u64(st, o->id), h_str(st, o->kind), h_str(st, o->name);
+			if (w)
+				ps_write_owner(w, o);
+			break;
+		}
+		case PS_REC_SLAB: {
+			const struct ps_slab *sl = &rec.u.slab;
+			const uint64_t f[] = { sl->active_objs, sl->num_objs, sl->objsize, sl->objperslab,
+					       sl->pagesperslab, sl->num_slabs };
+			h_str(st, sl->name);
+			for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+				h_u64(st, f[i]);
+			if (w)
+				ps_write_slab(w, sl);
+			break;
+		}
+		case PS_REC_LOG: {
+			const struct ps_log *l = &rec.u.log;
+			h_u64(st, l->seq), h_u64(st, l->ts_nsec), h_u64(st, l->level), h_u64(st, l->facility);
+			h_str(st, l->text);
+			if (w)
+				ps_write_log(w, l, strlen(l->text));
+			break;
+		}
 		case PS_REC_TRACE: {
 			const struct ps_kv *kv = &rec.u.trace;
 			h_str(st, kv->tag), h_u64(st, kv->n);

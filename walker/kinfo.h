@@ -204,7 +204,8 @@
 	X(VM_STRUCT, "vm_struct", KI_OPT)                                                      \
 	X(VMAP_NODE, "vmap_node", KI_OPT)                                                      \
 	X(KMEM_CACHE, "kmem_cache", KI_OPT)                                                    \
-	X(KMEM_CACHE_NODE_STRUCT, "kmem_cache_node", KI_OPT)
+	X(KMEM_CACHE_NODE_STRUCT, "kmem_cache_node", KI_OPT)                                   \
+	X(KMEM_CACHE_PER_NODE_PTRS, "kmem_cache_per_node_ptrs", KI_OPT)
 
 /* X(ID, "ENUMERATOR", REQ|OPT) -> value (enum pageflags and friends) */
 #define PS_KI_ENUMS(X)                                                                        \

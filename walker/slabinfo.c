@@ -74,14 +74,18 @@ void mm_write_slabinfo(struct ps_walker *w)
 	uint64_t stride = w->c.ptr_size, in_elem = 0;
 	if (nodes->offset == PS_KI_ABSENT && mm_has(w, PS_KI_KMEM_CACHE_PER_NODE) && mm_has(w, PS_KI_PER_NODE_PTRS_NODE)) {
 		nodes = &w->c.ki.member[PS_KI_KMEM_CACHE_PER_NODE];
-		stride = nodes->nelems ? nodes->size / nodes->nelems : 0;
+		int64_t esize = mm_size(w, PS_KI_KMEM_CACHE_PER_NODE_PTRS);
+		stride = nodes->nelems ? nodes->size / nodes->nelems : esize > 0 ? (uint64_t)esize : 0;
 		in_elem = (uint64_t)mm_off(w, PS_KI_PER_NODE_PTRS_NODE);
-		if (in_elem + w->c.ptr_size > stride)
+		if (!stride || in_elem + w->c.ptr_size > stride)
 			return;
 	}
+	/* the array's length: its element count, or (a DWARF bound given as DW_AT_count, which
+	 * the type information may not carry) its size over the element's */
+	uint64_t node_slots = nodes->nelems ? nodes->nelems : stride ? nodes->size / stride : 0;
 	if (!head || !mm_has(w, PS_KI_KMEM_CACHE_LIST) || !mm_has(w, PS_KI_KMEM_CACHE_NAME) ||
 	    !mm_has(w, PS_KI_KMEM_CACHE_SIZE) || !mm_has(w, PS_KI_KMEM_CACHE_OO) ||
-	    nodes->offset == PS_KI_ABSENT || !nodes->nelems || nodes->nelems > 1024 || !stride ||
+	    nodes->offset == PS_KI_ABSENT || !node_slots || node_slots > 1024 || !stride ||
 	    !mm_has(w, PS_KI_KMEM_CACHE_NODE_NR_SLABS) || !mm_has(w, PS_KI_KMEM_CACHE_NODE_TOTAL_OBJECTS) ||
 	    !mm_has(w, PS_KI_KMEM_CACHE_NODE_PARTIAL) || !mm_has(w, PS_KI_KMEM_CACHE_NODE_NR_PARTIAL))
 		return; /* not SLUB with its debug counters, or no symbols: nothing guessed */
@@ -92,8 +96,8 @@ void mm_write_slabinfo(struct ps_walker *w)
 	if (ps_core_sym(&w->c, PS_KI_NR_NODE_IDS) &&
 	    ps_kread_u32(&w->c, ps_core_sym(&w->c, PS_KI_NR_NODE_IDS), &v32) == PS_READ_OK && v32 >= 1)
 		nnodes = v32;
-	if (nnodes > nodes->nelems)
-		nnodes = nodes->nelems;
+	if (nnodes > node_slots)
+		nnodes = (uint32_t)node_slots;
 	uint64_t pos, budget = SI_MAX_PARTIAL, bad = 0;
 	unsigned ncaches = 0;
 	if (!word(w, head, &pos))

@@ -590,8 +590,21 @@ static uint32_t array_length(Dwarf_Die *array)
 		if (dwarf_attr(&sub, DW_AT_count, &attr) && dwarf_formudata(&attr, &v) == 0)
 			return v > UINT32_MAX ? 0 : (uint32_t)v;
 		if (dwarf_attr(&sub, DW_AT_upper_bound, &attr)) {
+			/* DW_FORM_data1..8 are unsigned here: read as signed, a bound of 255 in one
+			 * byte (node[MAX_NUMNODES] of 256) became -1 and the array had no length.
+			 * Only sdata (and implicit_const) carry a sign. */
 			Dwarf_Sword upper;
-			if (dwarf_formsdata(&attr, &upper) != 0 || upper < -1)
+			unsigned form = dwarf_whatform(&attr);
+			if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
+				if (dwarf_formsdata(&attr, &upper) != 0)
+					return 0;
+			} else {
+				Dwarf_Word u;
+				if (dwarf_formudata(&attr, &u) != 0 || u >= UINT32_MAX)
+					return 0;
+				upper = (Dwarf_Sword)u;
+			}
+			if (upper < -1)
 				return 0;
 			Dwarf_Word lower = 0;
 			Dwarf_Attribute la;

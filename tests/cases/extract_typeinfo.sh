@@ -56,21 +56,28 @@ run() {
 	[ $rc -eq 0 ] || { bad "$name: exit $rc: $(head -3 "$T/$name.err")"; return 1; }
 }
 
-# Records without the header keys that name the type source, and without the kernel's
-# counters: those need the kernel's data symbols (vmstat_text, vm_zone_stat ...), which a
-# vmlinux has and BTF-only ways find only in kallsyms with CONFIG_KALLSYMS_ALL. Where two
-# ways both have counters, they must agree (counters_agree below).
+# Records without the header keys that name the type source, and without what needs the
+# kernel's data symbols (vmstat_text, vm_zone_stat, slab_caches, the vmap areas ...), which a
+# vmlinux has and BTF-only ways find only in kallsyms with CONFIG_KALLSYMS_ALL: the counters,
+# the slab records and the frames (vmalloc frames are "kernel" without the vmap areas).
+# Where two ways both have those symbols, those records must be identical too
+# (counters_agree below).
 normal() {
 	awk -v re="$TYPEKEYS" 'NR == 2 && $1 == "header" {
 		line = $1; for (i = 2; i <= NF; i++) if ($i !~ re) line = line " " $i; print line; next }
-		$1 != "counter" { print }' "$1"
+		$1 != "counter" && $1 != "slab" && $1 != "f" && $1 != "owner" { print }' "$1"
 }
-# counters_agree REF OTHER: the counter records one way has are all among the other's, with
-# the same values (a profile made before a fact was added to walker/kinfo.h, as the committed
-# ppc32 DWARF profiles, lacks the vmstat part lengths, so it has fewer).
+# counters_agree REF OTHER: when both ways have the kernel's data symbols (counter records),
+# their counter, slab, f and owner records are identical; when one lacks them, the counter
+# records it has (a profile made before a fact was added to walker/kinfo.h, as the committed
+# ppc32 DWARF profiles, lacks the vmstat part lengths) are among the other's.
 counters_agree() {
 	local a b
 	a=$(grep '^counter ' "$1" | sort) b=$(grep '^counter ' "$2" | sort)
+	if [ -n "$a" ] && [ -n "$b" ] && [ "$(echo "$a" | wc -l)" = "$(echo "$b" | wc -l)" ]; then
+		cmp -s <(grep '^counter \|^slab \|^f \|^owner ' "$1") <(grep '^counter \|^slab \|^f \|^owner ' "$2")
+		return
+	fi
 	[ -z "$(comm -23 <(echo "$a") <(echo "$b"))" ] || [ -z "$(comm -13 <(echo "$a") <(echo "$b"))" ]
 }
 
@@ -176,11 +183,12 @@ for fx in x86_64 arm64 ppc64le armhf ppc32-e500-64pte ppc32-mpc8544ds-32pte ppc3
 		elif cmp -s "$ref" "$T/$fx.$x.rec"; then
 			echo "  $what: byte-identical to $refwhat"
 			ncmp=$((ncmp + 1)) ways="$ways,$x"
-		elif [ "$x" = e ] && cmp -s <(normal "$T/$fx.$x.rec" | grep -v '^f \|^owner ') <(grep -v '^f \|^owner ' "$ref.norm"); then
+		elif [ "$x" = e ] && cmp -s <(normal "$T/$fx.$x.rec") "$ref.norm"; then
 			# The committed DWARF profiles predate the facts of the pass over all of RAM
-			# (vmap areas, address_space.host, slab_cache ...: walker/kinfo.h): their f and
-			# owner records name less. Regenerated from the ppc32 build (above), they match.
-			echo "  $what: identical to $refwhat but for the f/owner records and counters of" \
+			# (vmap areas, address_space.host, slab_cache, kmem_cache ...: walker/kinfo.h):
+			# their f, owner and slab records say less. Regenerated from the ppc32 build
+			# (above), they match.
+			echo "  $what: identical to $refwhat but for the f/owner/slab records and counters of" \
 				"facts this older profile lacks ($(grep -c '^owner ' "$T/$fx.$x.rec") and" \
 				"$(grep -c '^owner ' "$ref") owners)"
 			ncmp=$((ncmp + 1)) ways="$ways,$x"
