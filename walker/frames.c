@@ -308,6 +308,7 @@ void mm_write_frames(struct ps_walker *w)
 	if (mm_has(w, PS_KI_ZONE_FREE_AREA) && orders >= 1 && orders <= FR_MAX_ORDER + 1)
 		max_order = orders - 1;
 	vmalloc_collect(&f);
+	mm_trace_page_windows(w, true);
 	for (uint64_t pfn = 0; pfn < max_pfn && !w->write_failed;) {
 		if (!mm_pfn_has_memmap(w, pfn)) {
 			flush(&f);
@@ -352,6 +353,7 @@ void mm_write_frames(struct ps_walker *w)
 		pfn++;
 	}
 	flush(&f);
+	mm_trace_page_windows(w, false);
 	if (f.unreadable)
 		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "frames: %" PRIu64 " struct pages unreadable (first PFN %" PRIx64
 			"): written as unknown", f.unreadable, f.first_unreadable);

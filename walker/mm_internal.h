@@ -128,6 +128,9 @@ int mm_frame_facts(struct ps_walker *w, uint64_t pfn, struct mm_frame *f);
 bool mm_pfn_has_memmap(struct ps_walker *w, uint64_t pfn);
 /* The next PFN after PFN that may have one (the next section when PFN's has none). */
 uint64_t mm_memmap_next(struct ps_walker *w, uint64_t pfn);
+/* With the walk's trace on, write "page PA LEN" for each window of struct pages read from
+ * now on (the frame pass), or stop. */
+void mm_trace_page_windows(struct ps_walker *w, bool on);
 /* Whether the memory map's extent is known (SPARSEMEM sections or FLATMEM's node). */
 bool mm_memmap_known(struct ps_walker *w);
 

@@ -88,6 +88,7 @@ struct mm_page_cache {
 
 	uint64_t any_mapped_head; /* head PFN + 1 of the folio any_mapped is about, 0: none */
 	bool any_mapped;
+	bool trace_windows;       /* the frame pass: "page PA LEN" trace lines per window read */
 };
 
 /* ---- setup ------------------------------------------------------------------------------ */
@@ -549,8 +550,11 @@ static const uint8_t *page_struct(struct ps_walker *w, uint64_t pfn)
 		uint64_t base = page_addr(w, win * WIN_PAGES);
 		if (base) {
 			size_t len = WIN_PAGES * pc->psize;
-			uint64_t before = w->c.stats.other_bytes;
+			uint64_t before = w->c.stats.other_bytes, pa;
 			pc->ok[slot] = ps_kread(&w->c, base, data, len) == PS_READ_OK;
+			/* for tests that mutate a dump where the pass reads it (tests/tools/mutate_dump.py) */
+			if (pc->trace_windows && w->trace && pc->ok[slot] && ps_kvtop(&w->c, base, &pa) == 0)
+				fprintf(w->trace, "page %" PRIx64 " %zu\n", pa, len);
 			w->c.stats.other_bytes = before;
 			w->c.stats.page_struct_bytes += len;
 		}
@@ -842,6 +846,11 @@ uint64_t mm_memmap_next(struct ps_walker *w, uint64_t pfn)
 	if (pc->flat) /* past FLATMEM's one node: no struct page above */
 		return UINT64_MAX;
 	return pfn + 1;
+}
+
+void mm_trace_page_windows(struct ps_walker *w, bool on)
+{
+	w->pages->trace_windows = on;
 }
 
 bool mm_memmap_known(struct ps_walker *w)

@@ -45,7 +45,8 @@ struct ps_walk_options {
 	bool no_log;          /* leave out the kernel log (log records) */
 	/* Non-NULL: one line per kernel object read, for debugging and for tests that corrupt
 	 * a dump on purpose. Lines: "task KVA", "mm ID KVA", "maple ID NODE_KVA PA",
-	 * "vma ID KVA", "pt ID LEVEL TABLE_PA VA_START" (VA_START = first VA the table maps). */
+	 * "vma ID KVA", "pt ID LEVEL TABLE_PA VA_START" (VA_START = first VA the table maps),
+	 * "page PA LEN" (a window of struct pages the pass over all frames read). */
 	FILE *trace;
 };
 

@@ -18,6 +18,7 @@ i.e. one the walker reads) and a mutation:
   pt        a page-table page the walk read (trace "pt" lines: physical address)
   task      a task_struct on the task list (trace "task" lines, through the direct map)
   mm        an mm_struct            vma  a vm_area_struct            maple  a maple node
+  page      a window of struct pages the pass over every frame read (trace "page" lines)
 Mutations: a random byte, one bit flipped, a byte set to 0x00 or 0xff, a 64-bit word set to
 0, all ones, +1/-1, a pointer to its own address (a self-loop) or to another object of the
 same kind.
@@ -61,7 +62,8 @@ def pa_to_off(loads, pa, length):
     return None
 
 
-MEMBER_OF = {"task": "task_struct", "mm": "mm_struct", "vma": "vm_area_struct", "maple": "maple_node"}
+MEMBER_OF = {"task": "task_struct", "mm": "mm_struct", "vma": "vm_area_struct", "maple": "maple_node",
+             "page": "page"}
 
 
 def members(profile):
@@ -84,12 +86,14 @@ def targets(trace, profile, loads, header_end):
         if len(f) == 3 and f[0] == "size":
             size[f[1]] = int(f[2])
     delta = None  # direct map: KVA - PA, from a maple line
-    kinds = {"header": [(0, header_end)], "pt": [], "task": [], "mm": [], "vma": [], "maple": []}
+    kinds = {"header": [(0, header_end)], "pt": [], "task": [], "mm": [], "vma": [], "maple": [], "page": []}
     kvas = {"task": [], "mm": [], "vma": []}
     for line in open(trace):
         f = line.split()
         if f[0] == "pt" and len(f) == 5:
             kinds["pt"].append((int(f[3], 16), 4096))
+        elif f[0] == "page" and len(f) == 3:
+            kinds["page"].append((int(f[1], 16), int(f[2])))
         elif f[0] == "maple" and len(f) == 4:
             kva, pa = int(f[2], 16), int(f[3], 16)
             delta = kva - pa
@@ -151,6 +155,11 @@ def main():
     e, loads, header_end = elf_layout(a.dump)
     tg = targets(a.trace, a.profile, loads, header_end)
     read_members = members(a.profile)
+    psize = {}
+    for line in open(a.profile):
+        f = line.split()
+        if len(f) == 3 and f[0] == "size" and f[1] == "page":
+            psize["page"] = int(f[2])
     if len(tg) < 4:
         sys.exit("mutate_dump: too few target kinds in %s (%s)" % (a.trace, ", ".join(tg)))
     out = a.work + ".mut.rec"
@@ -180,6 +189,9 @@ def main():
             off = base + (rng.randrange(max(1, size // width)) * width)
             if read_members.get(kind) and rng.randrange(4):  # mostly the members read
                 moff, msize = rng.choice(read_members[kind])
+                if kind == "page" and "page" in psize and size >= psize["page"]:
+                    # a member of one of the window's struct pages
+                    moff += psize["page"] * rng.randrange(size // psize["page"])
                 if moff + msize <= size:
                     width = 8 if msize >= 8 else 1
                     off = base + moff + (rng.randrange(max(1, msize // width)) * width)
