@@ -801,11 +801,6 @@ static const char *frame_class_colour(const char *name)
 	return "#ffffff";
 }
 
-static void human_bytes(uint64_t b, char *buf, size_t size)
-{
-	char h[BYTES_HUMAN_MAX];
-	snprintf(buf, size, "%s", bytes_human(b, h));
-}
 
 void render_svg_framemap(const struct table *t, bool standalone, FILE *out)
 {
@@ -817,8 +812,8 @@ void render_svg_framemap(const struct table *t, bool standalone, FILE *out)
 	uint64_t total = 0;
 	for (size_t c = 0; c < fm->nclasses; c++)
 		total += fm->class_bytes[c];
-	char buf[32], buf2[96];
-	human_bytes(total, buf, sizeof buf);
+	char buf[BYTES_HUMAN_MAX], buf2[96];
+	bytes_human(total, buf);
 	fprintf(out, "<text x=\"%d\" y=\"16\" font-size=\"13\" font-weight=\"bold\">Where all %s of RAM "
 		"went, by frame</text>\n", 8, buf);
 	/* the stacked bar: each class's share of all frames, largest first as the legend */
@@ -836,7 +831,7 @@ void render_svg_framemap(const struct table *t, bool standalone, FILE *out)
 	for (size_t i = 0; i < n && total; i++) {
 		const char *name = fm->class_names[order[i]];
 		double w = bw * (double)fm->class_bytes[order[i]] / (double)total;
-		human_bytes(fm->class_bytes[order[i]], buf, sizeof buf);
+		bytes_human(fm->class_bytes[order[i]], buf);
 		fprintf(out, "<rect x=\"%.1f\" y=\"28\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>%s: %s "
 			"(%.1f%%)</title></rect>\n", x, w, BAR_H, frame_class_colour(name), name, buf,
 			100.0 * (double)fm->class_bytes[order[i]] / (double)total);
@@ -846,7 +841,7 @@ void render_svg_framemap(const struct table *t, bool standalone, FILE *out)
 	double lx = LEFT, ly = 58;
 	for (size_t i = 0; i < n; i++) {
 		const char *name = fm->class_names[order[i]];
-		human_bytes(fm->class_bytes[order[i]], buf, sizeof buf);
+		bytes_human(fm->class_bytes[order[i]], buf);
 		snprintf(buf2, sizeof buf2, "%s %s", name, buf);
 		double w = 16 + 6.2 * (double)strlen(buf2) + 12;
 		if (lx + w > width - 8 && lx > LEFT) {
@@ -862,7 +857,7 @@ void render_svg_framemap(const struct table *t, bool standalone, FILE *out)
 		lx += w;
 	}
 	/* the map: one row of cells per line, its first PFN on the left */
-	human_bytes(fm->frames_per_cell * fm->page_size, buf, sizeof buf);
+	bytes_human(fm->frames_per_cell * fm->page_size, buf);
 	fprintf(out, "<text x=\"8\" y=\"%d\" font-size=\"11\" fill=\"#555\">physical address "
 		"(one cell: %s, coloured by the class most of its frames have; white: no RAM)</text>\n", TOP - 10, buf);
 	for (size_t r = 0; r < fm->rows; r++) {

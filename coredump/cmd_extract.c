@@ -92,16 +92,6 @@ static double now_seconds(void)
 }
 
 /* Print each line of a "PATH: text\n..." block as a warning. */
-static void print_warnings(const char *warnings)
-{
-	for (const char *p = warnings; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		fprintf(stderr, "%s: warning: %.*s\n", prog, len, p);
-		p = nl ? nl + 1 : p + len;
-	}
-}
-
 enum ti_kind { TI_NONE, TI_VMLINUX, TI_BTF, TI_PROFILE };
 
 /* Fill KI from the chosen source (or the dump's own BTF). 0, or -1 with *err. */
@@ -156,7 +146,7 @@ struct extract_opts {
 static int run_extract(const struct extract_opts *o)
 {
 	int status = 2;
-	char *err = NULL, *warnings = NULL;
+	char *err = NULL;
 	struct ps_walker *w = NULL;
 	struct ps_writer *pw = NULL;
 	FILE *trace = NULL, *tee_fp = NULL;
@@ -164,17 +154,9 @@ static int run_extract(const struct extract_opts *o)
 	bool af_open = false;
 	double t0 = now_seconds();
 
-	struct ps_dump *d = ps_dump_open(o->dump, &warnings, &err);
-	print_warnings(warnings);
-	if (!d) {
-		fprintf(stderr, "%s: %s\n", prog, err ? err : o->dump);
+	struct ps_dump *d;
+	if (ps_dump_open_walker(prog, o->dump, &d, &w) != 0)
 		goto out;
-	}
-	w = ps_walker_open(ps_dump_target(d), &err);
-	if (!w) {
-		fprintf(stderr, "%s: %s: %s\n", prog, o->dump, err ? err : "cannot read the kernel");
-		goto out;
-	}
 	struct ps_kinfo ki;
 	if (load_type_info(w, o->type_kind, o->type_file, o->system_map, &ki, &err) != 0 ||
 	    ps_walker_set_kinfo(w, &ki, &err) != 0) {
@@ -305,7 +287,6 @@ out:
 	ps_walker_close(w);
 	ps_dump_close(d);
 	free(err);
-	free(warnings);
 	return status;
 }
 

@@ -49,16 +49,6 @@ static void log_usage(FILE *out)
 }
 
 /* Print each line of a "PATH: text\n..." block as a warning (as extract does). */
-static void print_warnings(const char *warnings)
-{
-	for (const char *p = warnings; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		fprintf(stderr, "%s: warning: %.*s\n", prog, len, p);
-		p = nl ? nl + 1 : p + len;
-	}
-}
-
 /* ---- levels ------------------------------------------------------------------------------ */
 
 static int level_of_name(const char *s, size_t n)
@@ -194,23 +184,15 @@ struct log_opts {
 static int run_log(const struct log_opts *o)
 {
 	int status = 2;
-	char *err = NULL, *warnings = NULL;
+	char *err = NULL;
 	struct ps_walker *w = NULL;
 	struct atomic_file af = { 0 };
 	bool af_open = false;
 	bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
 
-	struct ps_dump *d = ps_dump_open(o->dump, &warnings, &err);
-	print_warnings(warnings);
-	if (!d) {
-		fprintf(stderr, "%s: %s\n", prog, err ? err : o->dump);
+	struct ps_dump *d;
+	if (ps_dump_open_walker(prog, o->dump, &d, &w) != 0)
 		goto out;
-	}
-	w = ps_walker_open(ps_dump_target(d), &err);
-	if (!w) {
-		fprintf(stderr, "%s: %s: %s\n", prog, o->dump, err ? err : "cannot read the kernel");
-		goto out;
-	}
 	struct printer pr = { .out = stdout, .levels = o->levels, .decode = o->decode };
 	if (!to_stdout) {
 		if (atomic_open(&af, o->output, &err) != 0) {
@@ -257,7 +239,6 @@ out:
 	ps_walker_close(w);
 	ps_dump_close(d);
 	free(err);
-	free(warnings);
 	return status;
 }
 

@@ -35,6 +35,12 @@ int64_t ps_dump_time(const struct ps_dump *d);
  * ps_dump (the crash extension) that need the same capture time. */
 int64_t ps_kdump_header_time(int fd, bool big_endian, unsigned ptr_size);
 
+/* dump_open.c: open PATH and a walker on it for command PROG, the dump's repairs printed
+ * as "PROG: warning: ..." lines. 0, or -1 with one line on stderr (*d may then be open:
+ * close both in any case; ps_walker_close and ps_dump_close take NULL). */
+struct ps_walker;
+int ps_dump_open_walker(const char *prog, const char *path, struct ps_dump **d, struct ps_walker **w);
+
 /* Why the last read_phys returned PS_READ_ERROR ("physical address 0x...: " and
  * libkdumpfile's text, or the ELF reader's), "" if none did. For diagnostics. */
 const char *ps_dump_last_error(const struct ps_dump *d);

@@ -121,10 +121,7 @@ static uint64_t file_owner(struct frun *f, uint64_t mapping)
 
 #define VM_IOREMAP 0x1       /* include/linux/vmalloc.h: device memory, not RAM */
 
-static bool read_word(struct ps_walker *w, uint64_t va, uint64_t *out)
-{
-	return ps_kread_ptr(&w->c, va, out) == PS_READ_OK;
-}
+
 #define FR_MAX_AREAS (1u << 22)
 
 /* The owner id of a vmalloc area's CALLER (its function, from kallsyms), writing the owner
@@ -160,17 +157,17 @@ static void vmalloc_area(struct frun *f, struct mm_set *callers, uint64_t va, ui
 {
 	struct ps_walker *w = f->w;
 	uint64_t vm, addr, size, flags = 0, caller = 0;
-	if (!read_word(w, va + (uint64_t)mm_off(w, PS_KI_VMAP_AREA_VM), &vm) || !vm)
+	if (!mm_kread_word(w, va + (uint64_t)mm_off(w, PS_KI_VMAP_AREA_VM), &vm) || !vm)
 		return; /* a lazily freed area, or one without a vm_struct */
-	if (!mm_kptr_ok(w, vm, w->c.ptr_size) || !read_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_ADDR), &addr) ||
-	    !read_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_SIZE), &size)) {
+	if (!mm_kptr_ok(w, vm, w->c.ptr_size) || !mm_kread_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_ADDR), &addr) ||
+	    !mm_kread_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_SIZE), &size)) {
 		f->vm_areas_bad++;
 		return;
 	}
 	if (mm_has(w, PS_KI_VM_STRUCT_FLAGS))
-		read_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_FLAGS), &flags);
+		mm_kread_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_FLAGS), &flags);
 	if (mm_has(w, PS_KI_VM_STRUCT_CALLER))
-		read_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_CALLER), &caller);
+		mm_kread_word(w, vm + (uint64_t)mm_off(w, PS_KI_VM_STRUCT_CALLER), &caller);
 	if (flags & VM_IOREMAP)
 		return;
 	uint64_t pages = size / w->c.page_size;
@@ -193,7 +190,7 @@ static void vmalloc_list(struct frun *f, struct mm_set *callers, uint64_t head, 
 {
 	struct ps_walker *w = f->w;
 	uint64_t pos;
-	if (!read_word(w, head, &pos))
+	if (!mm_kread_word(w, head, &pos))
 		return;
 	while (pos != head) {
 		if (++*areas > FR_MAX_AREAS || !mm_kptr_ok(w, pos, w->c.ptr_size)) {
@@ -201,7 +198,7 @@ static void vmalloc_list(struct frun *f, struct mm_set *callers, uint64_t head, 
 			return;
 		}
 		vmalloc_area(f, callers, pos - (uint64_t)mm_off(w, PS_KI_VMAP_AREA_LIST), budget);
-		if (!read_word(w, pos, &pos)) {
+		if (!mm_kread_word(w, pos, &pos)) {
 			f->vm_areas_bad++;
 			return;
 		}
@@ -225,15 +222,15 @@ static void vmalloc_collect(struct frun *f)
 	    ps_kread_u32(&w->c, ps_core_sym(&w->c, PS_KI_NR_VMAP_NODES), &n32) == PS_READ_OK)
 		nr = n32;
 	if (!list && nodes) {
-		read_word(w, nodes, &base);
+		mm_kread_word(w, nodes, &base);
 	} else if (!list && nr == 1 && mm_has(w, PS_KI_VMAP_NODE_BUSY_HEAD) &&
 		   ps_core_symbol_by_name(&w->c, "single", &single) == 0) {
 		/* A kernel that folded vmap_nodes into its one node (no SMP: the pointer is
 		 * constant): mm/vmalloc.c's static "single", taken only when its busy list is a
 		 * list (the first entry's prev is the head). */
 		uint64_t head = single + (uint64_t)mm_off(w, PS_KI_VMAP_NODE_BUSY_HEAD);
-		if (read_word(w, head, &next) && mm_kptr_ok(w, next, w->c.ptr_size) &&
-		    read_word(w, next + w->c.ptr_size, &prev) && prev == head)
+		if (mm_kread_word(w, head, &next) && mm_kptr_ok(w, next, w->c.ptr_size) &&
+		    mm_kread_word(w, next + w->c.ptr_size, &prev) && prev == head)
 			base = single;
 	}
 	if (list) {

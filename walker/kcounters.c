@@ -78,23 +78,6 @@ static bool sym_int(struct ps_walker *w, enum ps_ki_symbol s, int64_t *out)
 	return a && read_int(w, a, out);
 }
 
-/* A member of the struct at VA, sized by its type information (1, 2, 4 or 8 bytes). */
-static bool read_member(struct ps_walker *w, uint64_t va, enum ps_ki_member id, uint64_t *out)
-{
-	const struct ps_kinfo_member *m = &w->c.ki.member[id];
-	if (m->offset == PS_KI_ABSENT || !m->size)
-		return false;
-	unsigned size = m->nelems ? m->size / m->nelems : m->size;
-	uint8_t buf[8];
-	if (size != 1 && size != 2 && size != 4 && size != 8)
-		return false;
-	if (ps_kread(&w->c, va + (uint64_t)m->offset, buf, size) != PS_READ_OK)
-		return false;
-	*out = size == 1 ? buf[0] : size == 2 ? ps_load_u16(&w->c, buf)
-		: size == 4 ? ps_load_u32(&w->c, buf) : ps_load_u64(&w->c, buf);
-	return true;
-}
-
 static bool vmstat_name_ok(const char *s)
 {
 	if (!s[0])
@@ -219,8 +202,8 @@ static void read_zone(struct kc *k, uint64_t node, uint64_t zva)
 	struct ps_walker *w = k->w;
 	char name[32] = "";
 	uint64_t name_ptr, present = 0, managed = 0;
-	if (!read_member(w, zva, PS_KI_ZONE_PRESENT_PAGES, &present) ||
-	    !read_member(w, zva, PS_KI_ZONE_NAME, &name_ptr) ||
+	if (!mm_kread_member(w, zva, PS_KI_ZONE_PRESENT_PAGES, &present) ||
+	    !mm_kread_member(w, zva, PS_KI_ZONE_NAME, &name_ptr) ||
 	    ps_kread_string(&w->c, name_ptr, name, sizeof name) != PS_READ_OK || !vmstat_name_ok(name)) {
 		mm_warn(w, PS_UNKNOWN, zva, "kernel counters: zone unreadable");
 		return;
@@ -231,7 +214,7 @@ static void read_zone(struct kc *k, uint64_t node, uint64_t zva)
 	if (!present)
 		return; /* not populated: /proc/buddyinfo leaves it out */
 	kc_write(k, "zone", node, name, "present", present);
-	if (read_member(w, zva, PS_KI_ZONE_MANAGED_PAGES, &managed))
+	if (mm_kread_member(w, zva, PS_KI_ZONE_MANAGED_PAGES, &managed))
 		kc_write(k, "zone", node, name, "managed", managed);
 	int64_t free_pages = -1;
 	if (mm_has(w, PS_KI_ZONE_VM_STAT) && read_long(w, zva + (uint64_t)mm_off(w, PS_KI_ZONE_VM_STAT), &free_pages)) {
@@ -249,7 +232,7 @@ static void read_zone(struct kc *k, uint64_t node, uint64_t zva)
 	if (wmm->offset != PS_KI_ABSENT && wmm->nelems > (uint32_t)wlow && wlow >= 0 &&
 	    ps_kread_ptr(&w->c, zva + (uint64_t)wmm->offset + (uint64_t)wlow * w->c.ptr_size, &low) == PS_READ_OK) {
 		if (mm_has(w, PS_KI_ZONE_WATERMARK_BOOST))
-			read_member(w, zva, PS_KI_ZONE_WATERMARK_BOOST, &boost);
+			mm_kread_member(w, zva, PS_KI_ZONE_WATERMARK_BOOST, &boost);
 		kc_write(k, "zone", node, name, "low", low + boost);
 		k->wmark_low += low + boost;
 		k->have_wmark = true;
@@ -267,7 +250,7 @@ static void read_zone(struct kc *k, uint64_t node, uint64_t zva)
 	for (uint32_t o = 0; o < fa->nelems; o++) {
 		uint64_t nr;
 		char oname[16];
-		if (!read_member(w, zva + (uint64_t)fa->offset + o * (uint64_t)fa_size, PS_KI_FREE_AREA_NR_FREE, &nr)) {
+		if (!mm_kread_member(w, zva + (uint64_t)fa->offset + o * (uint64_t)fa_size, PS_KI_FREE_AREA_NR_FREE, &nr)) {
 			mm_warn(w, PS_UNKNOWN, zva, "kernel counters: free_area of zone %s unreadable", name);
 			return;
 		}
@@ -331,9 +314,9 @@ static bool blockdev_pages(struct kc *k, uint64_t *out)
 	for (uint32_t n = 0; pos != head; n++) {
 		uint64_t inode = pos - (uint64_t)mm_off(w, PS_KI_INODE_SB_LIST), mapping, nr;
 		if (n >= KC_MAX_INODES || !mm_kptr_ok(w, pos, w->c.ptr_size) ||
-		    !read_member(w, inode, PS_KI_INODE_MAPPING, &mapping) ||
+		    !mm_kread_member(w, inode, PS_KI_INODE_MAPPING, &mapping) ||
 		    !mm_kptr_ok(w, mapping, w->c.ptr_size) ||
-		    !read_member(w, mapping, PS_KI_ADDRESS_SPACE_NRPAGES, &nr) ||
+		    !mm_kread_member(w, mapping, PS_KI_ADDRESS_SPACE_NRPAGES, &nr) ||
 		    ps_kread_ptr(&w->c, pos, &pos) != PS_READ_OK) {
 			mm_warn(w, PS_UNKNOWN, pos, "kernel counters: block-device inode list unreadable after %u inodes", n);
 			return false;
@@ -362,7 +345,7 @@ static bool swapcache_pages(struct kc *k, int64_t *out)
 		    ps_kread_u32(&w->c, counts + (uint64_t)i * 4, &n) != PS_READ_OK || n > (1u << 20))
 			return false;
 		for (uint32_t j = 0; base && j < n; j++) {
-			if (!read_member(w, base + j * (uint64_t)as_size, PS_KI_ADDRESS_SPACE_NRPAGES, &nr))
+			if (!mm_kread_member(w, base + j * (uint64_t)as_size, PS_KI_ADDRESS_SPACE_NRPAGES, &nr))
 				return false;
 			sum += nr;
 		}
@@ -389,11 +372,11 @@ static void read_hugetlb(struct kc *k, struct hugetlb *h)
 	h->have = true;
 	for (int64_t i = 0; i < nh; i++) {
 		uint64_t va = hs + (uint64_t)i * (uint64_t)size, order, nr, fr, rs, sp;
-		if (!read_member(w, va, PS_KI_HSTATE_ORDER, &order) || order > 30 ||
-		    !read_member(w, va, PS_KI_HSTATE_NR_HUGE_PAGES, &nr) ||
-		    !read_member(w, va, PS_KI_HSTATE_FREE_HUGE_PAGES, &fr) ||
-		    !read_member(w, va, PS_KI_HSTATE_RESV_HUGE_PAGES, &rs) ||
-		    !read_member(w, va, PS_KI_HSTATE_SURPLUS_HUGE_PAGES, &sp)) {
+		if (!mm_kread_member(w, va, PS_KI_HSTATE_ORDER, &order) || order > 30 ||
+		    !mm_kread_member(w, va, PS_KI_HSTATE_NR_HUGE_PAGES, &nr) ||
+		    !mm_kread_member(w, va, PS_KI_HSTATE_FREE_HUGE_PAGES, &fr) ||
+		    !mm_kread_member(w, va, PS_KI_HSTATE_RESV_HUGE_PAGES, &rs) ||
+		    !mm_kread_member(w, va, PS_KI_HSTATE_SURPLUS_HUGE_PAGES, &sp)) {
 			mm_warn(w, PS_UNKNOWN, va, "kernel counters: hstates[%" PRId64 "] unreadable", i);
 			h->have = false;
 			return;
@@ -533,7 +516,7 @@ static void write_meminfo(struct kc *k)
 	uint64_t cas = ps_core_sym(&w->c, PS_KI_VM_COMMITTED_AS);
 	if (cas && mm_has(w, PS_KI_PERCPU_COUNTER_COUNT)) {
 		uint64_t raw;
-		if (read_member(w, cas, PS_KI_PERCPU_COUNTER_COUNT, &raw)) {
+		if (mm_kread_member(w, cas, PS_KI_PERCPU_COUNTER_COUNT, &raw)) {
 			int64_t c = w->c.ki.member[PS_KI_PERCPU_COUNTER_COUNT].size == 4 ? (int32_t)raw : (int64_t)raw;
 			PUT_KB("Committed_AS", c < 0 ? 0 : c);
 		}

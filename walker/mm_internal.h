@@ -171,6 +171,15 @@ void mm_write_slabinfo(struct ps_walker *w);
 /* frames.c: every page frame of RAM as f records (and owner records); problems are warns. */
 void mm_write_frames(struct ps_walker *w);
 
+/* A member of the struct at kernel-virtual VA, read from the dump and sized by its type
+ * information (1, 2, 4 or 8 bytes; an array's first element). False if absent or unreadable. */
+bool mm_kread_member(struct ps_walker *w, uint64_t va, enum ps_ki_member id, uint64_t *out);
+/* A pointer-sized word at VA; false if unreadable. */
+static inline bool mm_kread_word(struct ps_walker *w, uint64_t va, uint64_t *out)
+{
+	return ps_kread_ptr(&w->c, va, out) == PS_READ_OK;
+}
+
 /* A member of a struct read into BUF of LEN bytes: false if the member is absent or does
  * not fit (then *out = 0). Sizes 1, 2, 4, 8. */
 bool mm_get(const struct ps_walker *w, const void *buf, size_t len, enum ps_ki_member id,

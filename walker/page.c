@@ -628,6 +628,10 @@ static inline uint64_t copy_bit(uint64_t flags, int kbit, unsigned ubit)
 
 struct page_facts {
 	uint64_t mapcount, refcount, pflags;
+	/* what page_facts read on the way, for the frame pass: the folio's head, its mapping
+	 * word and page type, and the page's own type */
+	uint64_t head_pfn, head_mapping;
+	uint32_t type, head_type;
 };
 
 /* Head PFN of a tail page whose compound_head word (bit 0 set) is INFO. Up to 7.1 the word
@@ -829,6 +833,8 @@ static int page_facts(struct ps_walker *w, uint64_t pfn, struct page_facts *f)
 	u |= copy_bit(k, pc->pg_arch_1, KPF_ARCH);
 	u |= copy_bit(k, pc->pg_arch_2, KPF_ARCH_2);
 	f->pflags = u;
+	f->head_pfn = head_pfn, f->head_mapping = h.mapping;
+	f->type = p.type, f->head_type = h.type;
 	return 0;
 }
 
@@ -875,23 +881,17 @@ int mm_frame_facts(struct ps_walker *w, uint64_t pfn, struct mm_frame *fr)
 {
 	struct mm_page_cache *pc = w->pages;
 	struct page_facts f;
-	struct pg p, h;
 	memset(fr, 0, sizeof *fr);
 	int rc = page_facts(w, pfn, &f);
 	if (rc < 0)
 		return rc;
-	if (!load_pg(w, pfn, &p))
-		return -1;
-	fr->head_pfn = pfn;
-	h = p;
-	if ((p.head & 1) && (!head_pfn_of(w, pfn, p.head, &fr->head_pfn) || !load_pg(w, fr->head_pfn, &h)))
-		return -2;
+	fr->head_pfn = f.head_pfn;
 	fr->pflags = f.pflags;
 	fr->refcount = f.refcount;
 	fr->mapcount = f.mapcount;
-	fr->mapping = h.mapping;
-	fr->buddy = ps_page_is_type(&pc->types, p.type, pc->types.buddy);
-	fr->zsmalloc = pc->types.zsmalloc && ps_page_is_type(&pc->types, h.type, pc->types.zsmalloc);
+	fr->mapping = f.head_mapping;
+	fr->buddy = ps_page_is_type(&pc->types, f.type, pc->types.buddy);
+	fr->zsmalloc = pc->types.zsmalloc && ps_page_is_type(&pc->types, f.head_type, pc->types.zsmalloc);
 	uint64_t v;
 	/* page.private from the type information, else VMCOREINFO (makedumpfile reads the
 	 * free blocks' orders there too) */

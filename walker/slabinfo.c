@@ -20,11 +20,6 @@
 #define SI_MAX_CACHES 65536
 #define SI_MAX_PARTIAL (1u << 22) /* partial slabs walked in all */
 
-static bool word(struct ps_walker *w, uint64_t va, uint64_t *out)
-{
-	return ps_kread_ptr(&w->c, va, out) == PS_READ_OK;
-}
-
 /* The free objects of the partial slabs of one node (a list of slab_list), or false when
  * the list cannot be followed. */
 static bool partial_free(struct ps_walker *w, uint64_t head, uint64_t nr_partial, uint64_t *budget,
@@ -35,7 +30,7 @@ static bool partial_free(struct ps_walker *w, uint64_t head, uint64_t nr_partial
 	if (o_list < 0 || o_cnt < 0)
 		return false;
 	uint64_t pos, n = 0;
-	if (!word(w, head, &pos))
+	if (!mm_kread_word(w, head, &pos))
 		return false;
 	while (pos != head) {
 		if (n++ > nr_partial || !*budget || !mm_kptr_ok(w, pos, w->c.ptr_size))
@@ -49,21 +44,17 @@ static bool partial_free(struct ps_walker *w, uint64_t head, uint64_t nr_partial
 		if (inuse > objects)
 			return false;
 		*free_objs += objects - inuse;
-		if (!word(w, pos, &pos))
+		if (!mm_kread_word(w, pos, &pos))
 			return false;
 	}
 	return true;
 }
 
-static bool member(struct ps_walker *w, uint64_t base, enum ps_ki_member id, uint64_t *out)
+/* The counters read as an int or a long: any other size is type information that lies. */
+static bool int_or_long(const struct ps_walker *w, enum ps_ki_member id)
 {
-	const struct ps_kinfo_member *m = &w->c.ki.member[id];
-	uint8_t b[8];
-	if (m->offset == PS_KI_ABSENT || (m->size != 4 && m->size != 8) ||
-	    ps_kread(&w->c, base + (uint64_t)m->offset, b, m->size) != PS_READ_OK)
-		return false;
-	*out = m->size == 8 ? ps_load_u64(&w->c, b) : ps_load_u32(&w->c, b);
-	return true;
+	uint32_t size = w->c.ki.member[id].size;
+	return size == 4 || size == 8;
 }
 
 void mm_write_slabinfo(struct ps_walker *w)
@@ -89,6 +80,12 @@ void mm_write_slabinfo(struct ps_walker *w)
 	    !mm_has(w, PS_KI_KMEM_CACHE_NODE_NR_SLABS) || !mm_has(w, PS_KI_KMEM_CACHE_NODE_TOTAL_OBJECTS) ||
 	    !mm_has(w, PS_KI_KMEM_CACHE_NODE_PARTIAL) || !mm_has(w, PS_KI_KMEM_CACHE_NODE_NR_PARTIAL))
 		return; /* not SLUB with its debug counters, or no symbols: nothing guessed */
+	if (!int_or_long(w, PS_KI_KMEM_CACHE_SIZE) || !int_or_long(w, PS_KI_KMEM_CACHE_NODE_NR_SLABS) ||
+	    !int_or_long(w, PS_KI_KMEM_CACHE_NODE_TOTAL_OBJECTS) || !int_or_long(w, PS_KI_KMEM_CACHE_NODE_NR_PARTIAL)) {
+		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "slabinfo: kmem_cache.size or a kmem_cache_node counter is "
+			"neither an int nor a long in the type information: no slab records");
+		return;
+	}
 	const uint64_t o_list = (uint64_t)mm_off(w, PS_KI_KMEM_CACHE_LIST);
 	/* A kmem_cache is allocated with nr_node_ids entries of node[], not MAX_NUMNODES:
 	 * the rest is the next object. Without NUMA (no nr_node_ids) there is one. */
@@ -100,7 +97,7 @@ void mm_write_slabinfo(struct ps_walker *w)
 		nnodes = (uint32_t)node_slots;
 	uint64_t pos, budget = SI_MAX_PARTIAL, bad = 0;
 	unsigned ncaches = 0;
-	if (!word(w, head, &pos))
+	if (!mm_kread_word(w, head, &pos))
 		return;
 	while (pos != head && !w->write_failed) {
 		if (++ncaches > SI_MAX_CACHES || !mm_kptr_ok(w, pos, w->c.ptr_size)) {
@@ -111,22 +108,22 @@ void mm_write_slabinfo(struct ps_walker *w)
 		uint32_t oo = 0; /* struct kmem_cache_order_objects: order << 16 | objects */
 		char name[64];
 		struct ps_slab sl = { .name = name };
-		bool ok = word(w, cache + (uint64_t)mm_off(w, PS_KI_KMEM_CACHE_NAME), &np) &&
+		bool ok = mm_kread_word(w, cache + (uint64_t)mm_off(w, PS_KI_KMEM_CACHE_NAME), &np) &&
 			  ps_kread_string(&w->c, np, name, sizeof name) == PS_READ_OK && name[0] &&
-			  member(w, cache, PS_KI_KMEM_CACHE_SIZE, &size) &&
+			  mm_kread_member(w, cache, PS_KI_KMEM_CACHE_SIZE, &size) &&
 			  ps_kread_u32(&w->c, cache + (uint64_t)mm_off(w, PS_KI_KMEM_CACHE_OO), &oo) == PS_READ_OK;
 		uint64_t slabs = 0, objs = 0, free_objs = 0;
 		for (uint32_t n = 0; ok && n < nnodes; n++) {
 			uint64_t node, v1, v2, nr_partial;
-			if (!word(w, cache + (uint64_t)nodes->offset + n * stride + in_elem, &node)) {
+			if (!mm_kread_word(w, cache + (uint64_t)nodes->offset + n * stride + in_elem, &node)) {
 				ok = false;
 				break;
 			}
 			if (!node)
 				continue;
-			if (!mm_kptr_ok(w, node, w->c.ptr_size) || !member(w, node, PS_KI_KMEM_CACHE_NODE_NR_SLABS, &v1) ||
-			    !member(w, node, PS_KI_KMEM_CACHE_NODE_TOTAL_OBJECTS, &v2) ||
-			    !member(w, node, PS_KI_KMEM_CACHE_NODE_NR_PARTIAL, &nr_partial) ||
+			if (!mm_kptr_ok(w, node, w->c.ptr_size) || !mm_kread_member(w, node, PS_KI_KMEM_CACHE_NODE_NR_SLABS, &v1) ||
+			    !mm_kread_member(w, node, PS_KI_KMEM_CACHE_NODE_TOTAL_OBJECTS, &v2) ||
+			    !mm_kread_member(w, node, PS_KI_KMEM_CACHE_NODE_NR_PARTIAL, &nr_partial) ||
 			    !partial_free(w, node + (uint64_t)mm_off(w, PS_KI_KMEM_CACHE_NODE_PARTIAL), nr_partial, &budget,
 					  &free_objs)) {
 				ok = false;
@@ -143,7 +140,7 @@ void mm_write_slabinfo(struct ps_walker *w)
 		} else {
 			bad++;
 		}
-		if (!word(w, pos, &pos)) {
+		if (!mm_kread_word(w, pos, &pos)) {
 			mm_warn(w, PS_UNKNOWN, pos, "slabinfo: the kmem_cache list breaks off after %u caches", ncaches);
 			break;
 		}

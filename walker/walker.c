@@ -93,6 +93,22 @@ void mm_set_free(struct mm_set *s)
 	memset(s, 0, sizeof *s);
 }
 
+bool mm_kread_member(struct ps_walker *w, uint64_t va, enum ps_ki_member id, uint64_t *out)
+{
+	const struct ps_kinfo_member *m = &w->c.ki.member[id];
+	if (m->offset == PS_KI_ABSENT || !m->size)
+		return false;
+	unsigned size = m->nelems ? m->size / m->nelems : m->size;
+	uint8_t buf[8];
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return false;
+	if (ps_kread(&w->c, va + (uint64_t)m->offset, buf, size) != PS_READ_OK)
+		return false;
+	*out = size == 1 ? buf[0] : size == 2 ? ps_load_u16(&w->c, buf)
+		: size == 4 ? ps_load_u32(&w->c, buf) : ps_load_u64(&w->c, buf);
+	return true;
+}
+
 bool mm_get(const struct ps_walker *w, const void *buf, size_t len, enum ps_ki_member id,
 	    uint64_t *out)
 {
