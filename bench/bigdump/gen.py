@@ -145,6 +145,7 @@ def need_host_tools():
                       ("gcc-arm-linux-gnueabihf", "arm-linux-gnueabihf-gcc")],
             "ppc32": [("qemu-system-ppc", "qemu-system-ppc"),
                       ("gcc-powerpc-linux-gnu", "powerpc-linux-gnu-gcc")]}[ARCH]
+    need.append(("kmod", "modinfo"))  # fixgen.module_closure: the guest's modules' depends
     missing = [p for p, exe in need if not shutil.which(exe)]
     if missing:
         log("installing", " ".join(missing))
