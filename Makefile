@@ -23,9 +23,9 @@ CORE_SRC     := $(LIB_SRC) $(ANALYZER_SRC) $(LIVE_SRC) $(WALKER_SRC) $(COREDUMP_
 TOOL_SRC     := $(CORE_SRC) $(CLI_SRC)
 HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h coredump/*.h trace/*.h db/*.h tests/unit/*.h)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
-# libkdumpfile: dump formats; libelf/libdw: vmlinux DWARF and ELF details; libbpf: BTF;
+# libkdumpfile: dump formats; libdeflate: kdump pages inflated fast; libelf/libdw: vmlinux DWARF and ELF details; libbpf: BTF;
 # sqlite3 and libpq: the snapshot database's two backends; zstd and zlib: compressed records.
-LDLIBS       := -lkdumpfile -ldw -lelf -lbpf -lsqlite3 -lpq -lzstd -lz -lm -lpthread
+LDLIBS       := -lkdumpfile -ldeflate -ldw -lelf -lbpf -lsqlite3 -lpq -lzstd -lz -lm -lpthread
 # B: build directory (helpers building in parallel use B=/tmp/something).
 B            ?= build
 
@@ -132,7 +132,7 @@ $(CRASH_EXT_DIR)/%.o: crash-ext/%.c $(HDRS) $(CRASH_EXT_HDRS) $(CRASH_INCLUDE)/d
 		-DPS_CRASH_VERSION='"$(CRASH_VERSION)"' -c $< -o $@
 $(CRASH_EXT_DIR)/pagesleuth.so: $(patsubst crash-ext/%.c,$(CRASH_EXT_DIR)/%.o,$(CRASH_EXT_SRC)) $(call obj,$(B)/pic,$(CRASH_EXT_CORE))
 	$(CC) -shared -Wl,-Bsymbolic \
-		$(CFLAGS) $^ -lkdumpfile -ldw -lelf -lbpf -lz -lm -o $@.tmp
+		$(CFLAGS) $^ -lkdumpfile -ldeflate -ldw -lelf -lbpf -lzstd -lz -lm -o $@.tmp
 	./scripts/check-crash-ext.sh $@.tmp $(CRASH)
 	mv $@.tmp $@
 

@@ -50,10 +50,11 @@ only_fixtures=false
 
 # ---- build ---------------------------------------------------------------------------------
 say "build ($B)"
-make -s B="$B" "$B/pagesleuth" "$B/coredump/dump.o" "$B/coredump/elf_segments.o" "$B/libpagesleuth.a" >&2
+dump_objs=("$B/coredump/dump.o" "$B/coredump/elf_segments.o" "$B/coredump/kdump_pages.o" "$B/coredump/mapped_file.o")
+make -s B="$B" "$B/pagesleuth" "${dump_objs[@]}" "$B/libpagesleuth.a" >&2
 cc -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wformat=2 -O2 -g -Ilib -Iwalker -Icoredump \
-	bench/replay_reads.c "$B/coredump/dump.o" "$B/coredump/elf_segments.o" "$B/libpagesleuth.a" \
-	-lkdumpfile -ldw -lelf -lz -o "$B/replay_reads"
+	bench/replay_reads.c "${dump_objs[@]}" "$B/libpagesleuth.a" \
+	-lkdumpfile -ldeflate -lzstd -ldw -lelf -lz -o "$B/replay_reads"
 PS=$B/pagesleuth
 
 rows=()
@@ -227,16 +228,36 @@ if ! $PY -c 'import drgn' 2>/dev/null; then
 fi
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# pagesleuth
-declare -A ref
+# pagesleuth. The reference of every "x": the user pages alone (--no-frames --no-counters
+# --no-log), what crash's foreach vm -p and the drgn scripts compute; then everything extract
+# writes by default; the fixed cost (-p 1: open, VMCOREINFO, type information, task list, one
+# small process); the pass over every frame of RAM and the kernel's counters, each as -p 1
+# with it (so: fixed cost + that pass), beside crash's kmem -p, kmem -i and kmem -s below.
+declare -A ref ref_frames ref_counters nframes
+USER_ONLY=(--no-frames --no-counters --no-log)
 for d in qemu.elf qemu.kdump; do
-	say "pagesleuth extract $d (x$REPS)"
-	secs=$(best_of "$PS" extract "$BIG/$d" -o /dev/null --stats)
+	say "pagesleuth extract $d: user pages, everything, -p 1, -p 1 + frames, -p 1 + counters (x$REPS each)"
+	secs=$(best_of "$PS" extract "$BIG/$d" -o /dev/null --stats "${USER_ONLY[@]}")
 	pages=$(stat_pages "$tmp/err")
 	ref[$d]=$secs
-	CE_EXTRACT[$d]=$secs
-	row "pagesleuth extract" "$d" "$secs" "$pages" "$secs" "$(grep -o 'read [0-9]* bytes of page tables, [0-9]* of struct pages' "$tmp/err")"
+	row "pagesleuth extract ${USER_ONLY[*]}" "$d" "$secs" "$pages" "$secs" "$(grep -o 'read [0-9]* bytes of page tables, [0-9]* of struct pages' "$tmp/err")$(sed -n 's/.*: \([0-9]*\) dump pages decompressed, \([0-9]*\) reads.*/; \1 dump pages decompressed, \2 reads from the cache/p' "$tmp/err")"
 	ps_pages=$pages
+	all=$(best_of "$PS" extract "$BIG/$d" -o /dev/null --stats)
+	CE_EXTRACT[$d]=$all
+	row "pagesleuth extract (everything)" "$d" "$all" "$(stat_pages "$tmp/err")" "$secs" \
+		"+ the kernel's counters, slab caches, every frame of RAM, the kernel log"
+	fixed=$(best_of "$PS" extract "$BIG/$d" -o /dev/null -p 1 "${USER_ONLY[@]}")
+	row "pagesleuth extract -p 1 (fixed cost)" "$d" "$fixed" 0 "$secs" "open, VMCOREINFO, type information, task list, one small process"
+	"$PS" extract "$BIG/$d" -o "$tmp/frames.rec" -p 1 --no-counters --no-log 2>/dev/null || true
+	frames=$(awk '$1 == "f" { n += $3 } END { print n + 0 }' "$tmp/frames.rec")
+	nframes[$d]=$frames
+	ref_frames[$d]=$(best_of "$PS" extract "$BIG/$d" -o /dev/null -p 1 --no-counters --no-log)
+	row "pagesleuth extract -p 1 --no-counters --no-log" "$d" "${ref_frames[$d]}" "$frames" "$secs" \
+		"fixed cost + the pass over every frame of RAM; pages = frames; $(awk -v a="${ref_frames[$d]}" -v b="$fixed" -v n="$frames" \
+		'BEGIN { split(a, x, " "); split(b, y, " "); w = x[1] - y[1]; printf "the pass alone %.3f s, %.0f frames/s", w, w > 0 ? n / w : 0 }')"
+	ref_counters[$d]=$(best_of "$PS" extract "$BIG/$d" -o /dev/null -p 1 --no-frames --no-log)
+	row "pagesleuth extract -p 1 --no-frames --no-log" "$d" "${ref_counters[$d]}" 0 "$secs" \
+		"fixed cost + the kernel's counters (meminfo, vmstat, zones, buddyinfo) and slab caches"
 done
 
 # arm64: the same workload on the arm64 fixture's kernel (gen.py --arch arm64), ELF only;
@@ -292,6 +313,18 @@ if [ -n "$vmlinux" ] && [ -x "$CRASH" ]; then
 			continue
 		fi
 		crash_start=${CS_START[$d]}
+		# crash's own views of all of RAM, each with crash's startup (as pagesleuth's rows
+		# include theirs), against the -p 1 rows above
+		for k in i s p; do
+			case $k in i) t=${CS_KI[$d]} r=${ref_counters[$d]} ;; s) t=${CS_KS[$d]} r=${ref_counters[$d]} ;; p) t=${CS_KP[$d]} r=${ref_frames[$d]} ;; esac
+			if [ -z "$t" ]; then
+				rows+=("| crash 8.0.6 kmem -$k | $d | - | - | - | - | - | - | not reached (timeout ${CRASH_TIMEOUT}s) |")
+				continue
+			fi
+			row "crash 8.0.6 kmem -$k" "$d" "$(awk -v a="$crash_start" -v b="$t" 'BEGIN { split(a, x, " "); split(b, y, " "); print x[1] + y[1], x[2] + y[2] }')" \
+				"$([ $k = p ] && echo "${nframes[$d]}" || echo 0)" "$r" \
+				"startup ${crash_start%% *} s + the command ${t%% *} s; x against pagesleuth's -p 1 $([ $k = p ] && echo "+ frames" || echo "+ counters") row"
+		done
 		if [ -n "$crash_so" ]; then
 			"$PS" extract "$BIG/$d" -o "$tmp/extract-$d.rec" 2>/dev/null || true
 			CE_SAME[$d]=$(ce_check "$d" "$tmp/extract-$d.rec")

@@ -35,8 +35,11 @@
 #                repo; crash_backend.c itself is not touched), after `extend -u`: what the
 #                1-byte pc->readmem per mapped page costs. Its records must not change on
 #                the big dumps (nothing is excluded there)
+#   ki ks kp     crash's `kmem -i`, `kmem -s`, `kmem -p`: its counters, slab caches and one
+#                line per page frame of RAM (what extract's counter and frame passes give)
 #   vm           `foreach vm -p` (crash's own walk), last: CRASH_TIMEOUT may stop it
-# Sets, keyed by NAME: CS_START CS_TYPE CS_O CS_R CS_PTYPE CS_P CS_VM ("WALL CPU" seconds; the
+# Sets, keyed by NAME: CS_START CS_TYPE CS_O CS_R CS_PTYPE CS_P CS_KI CS_KS CS_KP CS_VM
+# ("WALL CPU" seconds; the
 # best of the repeated ones; "" when not reached), CS_VM_RAN (seconds vm -p ran, also when
 # stopped), CS_PAGES (pages the extension wrote), CS_RC (crash's exit status; 124/137 stopped),
 # CS_DIR (o.rec, r.rec, p.rec; msgs: crash's messages, `set error`; err: its stderr, where
@@ -133,7 +136,7 @@ crash_ext_build() {
 	fi
 }
 
-declare -A CS_START CS_TYPE CS_O CS_R CS_PTYPE CS_P CS_VM CS_VM_RAN CS_PAGES CS_RC CS_DIR
+declare -A CS_START CS_TYPE CS_O CS_R CS_PTYPE CS_P CS_KI CS_KS CS_KP CS_VM CS_VM_RAN CS_PAGES CS_RC CS_DIR
 cs_names=()
 
 # crash_session NAME DUMP: see the top of the file.
@@ -171,6 +174,12 @@ crash_session() {
 				done
 			fi
 		fi
+		echo "kmem -i"
+		_cs_mark ki
+		echo "kmem -s"
+		_cs_mark ks
+		echo "kmem -p"
+		_cs_mark kp
 		echo "foreach vm -p"
 		_cs_mark vm
 		echo quit
@@ -201,6 +210,9 @@ crash_session() {
 	CS_R[$name]=$(_cs_best r)
 	CS_PTYPE[$name]=$(_cs_one ptype)
 	CS_P[$name]=$(_cs_best p)
+	CS_KI[$name]=$(_cs_one ki)
+	CS_KS[$name]=$(_cs_one ks)
+	CS_KP[$name]=$(_cs_one kp)
 	CS_VM[$name]=$(_cs_one vm)
 	CS_VM_RAN[$name]=$(awk -v t1="$t1" '$1 == "vm" { print $2; f = 1 } $1 == "LAST" && !f { print t1 - $2 }' "$d/deltas")
 	CS_PAGES[$name]=$(cat "$d/msgs" "$d/err" 2>/dev/null | sed -n 's/.* vmas, \([0-9]*\) pages in .*/\1/p' | tail -1)

@@ -224,6 +224,21 @@ static int run_extract(const struct extract_opts *o)
 		fprintf(stderr, "%s: %s: %s\n", prog, o->dump, err ? err : "walk failed");
 		goto out;
 	}
+	/* The walk's warnings say what could not be read; the dump says why (the file's
+	 * offset, the page descriptor). */
+	const char *first_error;
+	uint64_t read_errors = ps_dump_read_errors(d, &first_error);
+	if (read_errors) {
+		char reason[400];
+		snprintf(reason, sizeof reason, "%s: %" PRIu64 " read%s failed; the first: %s",
+			 o->dump, read_errors, read_errors == 1 ? "" : "s", first_error);
+		struct ps_warn wr = { .mm = PS_UNKNOWN, .at = PS_UNKNOWN, .reason = reason };
+		if (ps_write_warn(pw, &wr) < 0) {
+			fprintf(stderr, "%s: cannot write %s\n", prog, to_stdout ? "to standard output" : o->output);
+			goto out;
+		}
+		rc = 1;
+	}
 	int close_rc = ps_writer_close(pw, false, &err);
 	pw = NULL;
 	if (close_rc == 0 && fclose(tee_fp) != 0)
@@ -260,6 +275,11 @@ static int run_extract(const struct extract_opts *o)
 			prog, res.tasks, res.mms, res.vmas, res.pages, tee.runs, res.excluded_pages,
 			res.swap_entries, res.unknown_pages, secs, secs > 0 ? res.pages / secs : 0.0,
 			res.pt_bytes, res.page_struct_bytes);
+		uint64_t unpacked, hits;
+		ps_dump_read_counts(d, &unpacked, &hits);
+		if (unpacked)
+			fprintf(stderr, "%s: %" PRIu64 " dump pages decompressed, %" PRIu64
+				" reads served from the decompressed-page cache\n", prog, unpacked, hits);
 	}
 	status = rc == 1 ? 1 : 0;
 	goto out;

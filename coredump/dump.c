@@ -25,6 +25,7 @@
 #include "dump.h"
 #include "elf_segments.h"
 #include "errmsg.h"
+#include "kdump_pages.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,12 @@ struct ps_dump {
 	uint64_t kd_max_pfn;   /* in kd pages */
 	unsigned target_page_shift; /* the kernel's page size, the unit of pfn_status */
 	kdump_bmp_t *file_map, *mem_map;
+	/* libkdumpfile's read path is slow (kdump_pages.h): a kdump-compressed file's pages are
+	 * read by kdump_pages.c from a copy of its dumped-pages bitmap (file_words, kd_max_pfn
+	 * bits), a whole ELF file's through elf_reads. NULL: through libkdumpfile. */
+	uint64_t *file_words;
+	struct ps_kdump_pages *kpages;
+	struct ps_elf_segments *elf_reads;
 
 	char *vmcoreinfo_raw;
 	struct vi_line *vi;
@@ -96,6 +103,8 @@ struct ps_dump {
 	char *warnings;
 	size_t warnings_len;
 	char last_error[256]; /* libkdumpfile's text for the last PS_READ_ERROR */
+	char first_error[256]; /* ... and for the first, with their count */
+	uint64_t read_errors;
 };
 
 /* ---- messages ------------------------------------------------------------------------ */
@@ -776,18 +785,27 @@ static bool scan_desc_run(void *arg, uint64_t first, uint64_t end)
 			q->buf_first = q->index, q->buf_n = n;
 		}
 		const unsigned char *p = q->buf + (q->index - q->buf_first) * 24;
-		uint64_t off = load_uint(p, 8, d->target.big_endian);
-		uint64_t size = load_uint(p + 8, 4, d->target.big_endian);
-		uint64_t flags = load_uint(p + 12, 4, d->target.big_endian);
+		/* memcpy and a byte swap: the byte loop of load_uint was most of the scan */
+		uint64_t off;
+		uint32_t size32, flags32;
+		memcpy(&off, p, 8);
+		memcpy(&size32, p + 8, 4);
+		memcpy(&flags32, p + 12, 4);
+		if (d->target.big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)) {
+			off = __builtin_bswap64(off);
+			size32 = __builtin_bswap32(size32);
+			flags32 = __builtin_bswap32(flags32);
+		}
+		uint64_t size = size32, flags = flags32;
 		uint64_t pa = pfn << d->kd_page_shift;
 		bool cut = off > q->file_size || size > q->file_size - off;
-		bool in_trunc = false;
-		for (size_t i = 0; i < d->ntrunc; i++)
-			in_trunc |= pa >= d->trunc[i].start && pa < d->trunc[i].end;
-		if (in_trunc)
-			continue;
 		if (size == 0 || size > d->kd_page_size || (flags & ~(uint64_t)KDUMP_DESC_FLAGS_KNOWN) ||
 		    ((flags & KDUMP_DESC_FLAGS_KNOWN) == 0 && size != d->kd_page_size) || cut) {
+			bool in_trunc = false;
+			for (size_t i = 0; i < d->ntrunc; i++)
+				in_trunc |= pa >= d->trunc[i].start && pa < d->trunc[i].end;
+			if (in_trunc)
+				continue;
 			if (q->nbad++ == 0)
 				q->first_bad_pfn = pfn, q->first_bad_size = size, q->first_bad_flags = flags,
 				q->first_bad_at = d->kd_desc_off + q->index * 24;
@@ -978,7 +996,7 @@ static enum ps_read_status paddr_status(struct ps_dump *d, uint64_t pa)
 			return PS_READ_NODATA;
 	if (!d->file_map)
 		return PS_READ_OK; /* the format has no page map: assume present */
-	if (bmp_bit(d->file_map, idx)) {
+	if (d->kpages ? ps_kdump_pages_present(d->kpages, idx) : bmp_bit(d->file_map, idx)) {
 		if (d->nbad_desc && bad_descriptor(d, idx)) {
 			snprintf(d->last_error, sizeof d->last_error,
 				 "physical address 0x%" PRIx64 ": not read: corrupt page descriptor", pa);
@@ -991,31 +1009,96 @@ static enum ps_read_status paddr_status(struct ps_dump *d, uint64_t pa)
 	return PS_READ_NODATA;
 }
 
+/* The ELF file's own program headers, when its reads go through them. */
+static struct ps_elf_segments *elf_reader(const struct ps_dump *d)
+{
+	return d->segs ? d->segs : d->elf_reads;
+}
+
 static enum ps_read_status dump_pfn_status(void *ctx, uint64_t pfn)
 {
 	struct ps_dump *d = ctx;
 	if (pfn > (UINT64_MAX >> d->target_page_shift))
 		return PS_READ_NODATA;
-	if (d->segs)
-		return ps_elf_segments_status(d->segs, pfn << d->target_page_shift);
+	if (elf_reader(d))
+		return ps_elf_segments_status(elf_reader(d), pfn << d->target_page_shift);
 	return paddr_status(d, pfn << d->target_page_shift);
 }
 
+/* A kdump-compressed file's pages through kdump_pages.c, page by page; a page it leaves to
+ * libkdumpfile (LZO, snappy) through kdump_read. As dump_read_phys: the first page that is
+ * not OK decides the status, the buffer is zero from there on. */
+static enum ps_read_status read_kdump_pages(struct ps_dump *d, uint64_t paddr, unsigned char *buf,
+					    size_t len)
+{
+	uint64_t mask = (uint64_t)d->kd_page_size - 1;
+	size_t done = 0;
+	while (done < len) {
+		uint64_t pa = paddr + done;
+		uint32_t in = (uint32_t)(pa & mask);
+		size_t n = len - done < d->kd_page_size - in ? len - done : d->kd_page_size - in;
+		enum ps_read_status st = paddr_status(d, pa);
+		if (st == PS_READ_OK) {
+			char why[200];
+			switch (ps_kdump_pages_read(d->kpages, pa >> d->kd_page_shift, in, buf + done, n,
+						    why, sizeof why)) {
+			case KP_OK:
+				break;
+			case KP_FOREIGN: {
+				size_t got = n;
+				if (kdump_read(d->kd, KDUMP_MACHPHYSADDR, pa, buf + done, &got) == KDUMP_OK &&
+				    got == n)
+					break;
+				snprintf(d->last_error, sizeof d->last_error,
+					 "physical address 0x%" PRIx64 ": %s", pa, kdump_get_err(d->kd));
+				st = PS_READ_ERROR;
+				break;
+			}
+			case KP_ERROR:
+				snprintf(d->last_error, sizeof d->last_error,
+					 "physical address 0x%" PRIx64 ": %s", pa, why);
+				st = PS_READ_ERROR;
+				break;
+			}
+		}
+		if (st != PS_READ_OK) {
+			memset(buf + done, 0, len - done);
+			return st;
+		}
+		done += n;
+	}
+	return PS_READ_OK;
+}
+
+static enum ps_read_status read_phys(struct ps_dump *d, uint64_t paddr, void *buf, size_t len);
+
+/* Every read: the errors are counted and the first kept, for ps_dump_read_errors. */
 static enum ps_read_status dump_read_phys(void *ctx, uint64_t paddr, void *buf, size_t len)
 {
 	struct ps_dump *d = ctx;
+	enum ps_read_status st = read_phys(d, paddr, buf, len);
+	if (st == PS_READ_ERROR && d->read_errors++ == 0)
+		memcpy(d->first_error, d->last_error, sizeof d->first_error);
+	return st;
+}
+
+static enum ps_read_status read_phys(struct ps_dump *d, uint64_t paddr, void *buf, size_t len)
+{
 	if (len == 0)
 		return PS_READ_OK;
 	if (paddr > UINT64_MAX - (len - 1)) {
 		memset(buf, 0, len);
 		return PS_READ_ERROR;
 	}
-	if (d->segs) {
-		enum ps_read_status st = ps_elf_segments_read(d->segs, paddr, buf, len);
+	if (elf_reader(d)) {
+		enum ps_read_status st = ps_elf_segments_read(elf_reader(d), paddr, buf, len);
 		if (st == PS_READ_ERROR)
-			snprintf(d->last_error, sizeof d->last_error, "%s", ps_elf_segments_error(d->segs));
+			snprintf(d->last_error, sizeof d->last_error, "%s",
+				 ps_elf_segments_error(elf_reader(d)));
 		return st;
 	}
+	if (d->kpages)
+		return read_kdump_pages(d, paddr, buf, len);
 	/* Ask libkdumpfile only for pages its page map says the file holds: 0.5.1 leaves its
 	 * page cache broken after some failed reads (an out-of-range PFN once the cache is
 	 * full made every later read of a zlib kdump fail with "Decompresion failed: error
@@ -1250,6 +1333,9 @@ void ps_dump_close(struct ps_dump *d)
 {
 	if (!d)
 		return;
+	ps_kdump_pages_close(d->kpages);
+	free(d->file_words);
+	ps_elf_segments_close(d->elf_reads);
 	if (d->file_map)
 		kdump_bmp_decref(d->file_map);
 	if (d->mem_map)
@@ -1325,6 +1411,46 @@ static int open_segments(struct ps_dump *d, uint64_t file_size, const unsigned c
 	d->kd_page_size = FALLBACK_PAGE_SIZE;
 	d->kd_page_shift = d->target_page_shift = 12;
 	return 0;
+}
+
+/* Read pages without libkdumpfile where the format allows (see struct ps_dump): a
+ * kdump-compressed file through kdump_pages.c, an ELF file that holds all its segments
+ * through its program headers and a mapping. Anything that does not work out leaves the
+ * reads to libkdumpfile. */
+static void open_own_reads(struct ps_dump *d, uint64_t file_size, bool elf_whole)
+{
+	if (d->kd_block_size && d->file_map && d->kd_max_pfn &&
+	    d->kd_max_pfn / 8 <= file_size /* its bitmap is in the file: memory bounded by it */) {
+		uint64_t nwords = (d->kd_max_pfn + 63) / 64;
+		enum { CHUNK_BITS = 1 << 20 };
+		unsigned char *raw = malloc(CHUNK_BITS / 8);
+		d->file_words = calloc(nwords, sizeof *d->file_words);
+		bool ok = raw && d->file_words;
+		for (uint64_t first = 0; ok && first < d->kd_max_pfn; first += CHUNK_BITS) {
+			uint64_t last = d->kd_max_pfn - first > CHUNK_BITS ? first + CHUNK_BITS - 1
+									    : d->kd_max_pfn - 1;
+			ok = kdump_bmp_get_bits(d->file_map, first, last, raw) == KDUMP_OK;
+			for (uint64_t i = 0; ok && i <= last - first; i += 8) /* bit 0: the first page */
+				d->file_words[(first + i) / 64] |= (uint64_t)raw[i / 8] << ((first + i) % 64);
+		}
+		free(raw);
+		struct ps_kdump_layout l = {
+			.fd = d->fd, .file_size = file_size, .block_size = d->kd_page_size,
+			.desc_off = d->kd_desc_off, .big_endian = d->target.big_endian,
+			.words = d->file_words, .npages = d->kd_max_pfn,
+		};
+		if (ok)
+			d->kpages = ps_kdump_pages_open(&l);
+		if (!d->kpages) {
+			free(d->file_words);
+			d->file_words = NULL;
+		}
+	}
+	if (elf_whole && !d->diskdump && d->format && !strncmp(d->format, "elf", 3)) {
+		char *why = NULL;
+		d->elf_reads = ps_elf_segments_open(d->fd, file_size, &why);
+		free(why); /* libkdumpfile reads it then */
+	}
 }
 
 /* What every format shares once it is open: VMCOREINFO (from the note, else from guest
@@ -1442,11 +1568,11 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	/* Linux is the only OS pagesleuth reads; libkdumpfile needs to be told for QEMU ELF
 	 * dumps (it does not guess from the VMCOREINFO note). */
 	kdump_set_string_attr(d->kd, KDUMP_ATTR_OSTYPE, "linux");
-	/* mmap(2) only for an ELF file that holds all its segments: libkdumpfile 0.5.1
-	 * touches mapped pages past the end of a truncated file (SIGBUS while reading its
-	 * notes). Compressed formats gain nothing from it. */
-	if (!elf_whole)
-		kdump_set_number_attr(d->kd, KDUMP_ATTR_FILE_MMAP_POLICY, KDUMP_MMAP_NEVER);
+	/* Never mmap(2) in libkdumpfile: 0.5.1 touches mapped pages past the end of a truncated
+	 * file (SIGBUS while reading its notes), and a file cut short by another process while
+	 * it is mapped would end the reader with SIGBUS. Page reads go through pagesleuth's own
+	 * guarded mapping instead (open_own_reads); libkdumpfile reads headers and notes. */
+	kdump_set_number_attr(d->kd, KDUMP_ATTR_FILE_MMAP_POLICY, KDUMP_MMAP_NEVER);
 	kdump_status st = kdump_open_fd(d->kd, d->fd);
 	if (st != KDUMP_OK) {
 		const char *why = kdump_get_err(d->kd);
@@ -1551,6 +1677,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	check_kdump_truncation(d, (uint64_t)sb.st_size);
 	if (check_kdump_descriptors(d, (uint64_t)sb.st_size, err) != 0)
 		goto fail;
+	open_own_reads(d, (uint64_t)sb.st_size, elf_whole);
 opened:
 	finish_open(d);
 	set_arch(d, head, (size_t)nhead);
@@ -1601,6 +1728,17 @@ int64_t ps_kdump_header_time(int fd, bool big_endian, unsigned ptr_size)
 	    memcmp(head, "KDUMP   ", 8) != 0)
 		return 0;
 	return kdump_header_timestamp(head, big_endian, ptr_size);
+}
+
+uint64_t ps_dump_read_errors(const struct ps_dump *d, const char **first)
+{
+	*first = d->first_error;
+	return d->read_errors;
+}
+
+void ps_dump_read_counts(const struct ps_dump *d, uint64_t *decompressed, uint64_t *cache_hits)
+{
+	ps_kdump_pages_counts(d->kpages, decompressed, cache_hits);
 }
 
 const char *ps_dump_last_error(const struct ps_dump *d)

@@ -44,5 +44,11 @@ int ps_dump_open_walker(const char *prog, const char *path, struct ps_dump **d, 
 /* Why the last read_phys returned PS_READ_ERROR ("physical address 0x...: " and
  * libkdumpfile's text, or the ELF reader's), "" if none did. For diagnostics. */
 const char *ps_dump_last_error(const struct ps_dump *d);
+/* Reads that failed with PS_READ_ERROR so far, and *FIRST the first one's reason
+ * ("physical address 0x...: ..."). */
+uint64_t ps_dump_read_errors(const struct ps_dump *d, const char **first);
+/* Pages of a kdump-compressed file decompressed so far, and reads served from the
+ * decompressed-page cache instead (both 0 for other formats). */
+void ps_dump_read_counts(const struct ps_dump *d, uint64_t *decompressed, uint64_t *cache_hits);
 
 #endif

@@ -2,16 +2,13 @@
 #include "elf_segments.h"
 
 #include "errmsg.h"
+#include "mapped_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define MAX_PHDRS 65535u
@@ -34,88 +31,11 @@ struct ps_elf_segments {
 	size_t nseg;
 	uint64_t note_off, note_size; /* the first PT_NOTE */
 	uint64_t missing;
-	/* The whole file mapped read-only (NULL: read with pread): a page-table or struct page
-	 * read is then a copy, not a system call. Only a file that holds all its segments is
-	 * mapped; one cut short by another process after that faults (SIGBUS) on the pages past
-	 * its new end, which the copy guard below turns into a read error. */
-	const unsigned char *map;
+	/* The whole file mapped read-only (mapped_file.h; not mapped: read with pread). Only a
+	 * file that holds all its segments is mapped. */
+	struct ps_mapped_file map;
 	char error[160]; /* why the last read returned PS_READ_ERROR */
 };
-
-/* ---- copies from the mapping, guarded against a file that shrank ---------------------- */
-
-static __thread sigjmp_buf *volatile guard_jump; /* the copy in progress on this thread */
-static __thread volatile uintptr_t guard_lo, guard_hi; /* its source bytes */
-/* The handler is installed while a mapping is open (a process's other SIGBUS handling, and
- * a library unloaded with this one, see it only then). */
-static struct sigaction previous_sigbus;
-static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned guard_users;
-
-static void on_sigbus(int sig, siginfo_t *si, void *uctx)
-{
-	sigjmp_buf *jump = guard_jump;
-	uintptr_t at = si ? (uintptr_t)si->si_addr : 0;
-	if (jump && at >= guard_lo && at < guard_hi) {
-		guard_jump = NULL;
-		siglongjmp(*jump, 1); /* SA_NODEFER: SIGBUS is not left blocked */
-	}
-	/* Not a guarded copy: what would have happened without this handler. */
-	if ((previous_sigbus.sa_flags & SA_SIGINFO) && previous_sigbus.sa_sigaction) {
-		previous_sigbus.sa_sigaction(sig, si, uctx);
-		return;
-	}
-	if (previous_sigbus.sa_handler != SIG_DFL && previous_sigbus.sa_handler != SIG_IGN) {
-		previous_sigbus.sa_handler(sig);
-		return;
-	}
-	signal(SIGBUS, SIG_DFL);
-	raise(SIGBUS);
-}
-
-/* false: no handler, so no mapping. */
-static bool guard_acquire(void)
-{
-	bool ok = true;
-	pthread_mutex_lock(&guard_lock);
-	if (guard_users == 0) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = on_sigbus;
-		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		ok = sigaction(SIGBUS, &sa, &previous_sigbus) == 0;
-	}
-	if (ok)
-		guard_users++;
-	pthread_mutex_unlock(&guard_lock);
-	return ok;
-}
-
-static void guard_release(void)
-{
-	pthread_mutex_lock(&guard_lock);
-	if (guard_users && --guard_users == 0)
-		sigaction(SIGBUS, &previous_sigbus, NULL);
-	pthread_mutex_unlock(&guard_lock);
-}
-
-/* memcpy from the mapping; false (nothing promised about DST) when the source faulted. No
- * system call: sigsetjmp without the signal mask is a few register stores. */
-static bool guarded_copy(void *dst, const unsigned char *src, size_t n)
-{
-	sigjmp_buf jump;
-	if (sigsetjmp(jump, 0))
-		return false;
-	guard_lo = (uintptr_t)src;
-	guard_hi = (uintptr_t)src + n;
-	guard_jump = &jump;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the copy stays between the guard's ends */
-	memcpy(dst, src, n);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	guard_jump = NULL;
-	return true;
-}
 
 static uint64_t load(const unsigned char *p, unsigned size, bool be)
 {
@@ -228,12 +148,8 @@ struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **
 		s->seg[s->nseg++] = g;
 	}
 	qsort(s->seg, s->nseg, sizeof *s->seg, by_paddr);
-	if (!s->missing && file_size <= SIZE_MAX && guard_acquire()) {
-		void *m = mmap(NULL, (size_t)file_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		s->map = m == MAP_FAILED ? NULL : m;
-		if (!s->map)
-			guard_release();
-	}
+	if (!s->missing)
+		ps_mapped_file_map(&s->map, fd, file_size);
 	return s;
 fail:
 	ps_elf_segments_close(s);
@@ -244,10 +160,7 @@ void ps_elf_segments_close(struct ps_elf_segments *s)
 {
 	if (!s)
 		return;
-	if (s->map) {
-		munmap((void *)s->map, (size_t)s->file_size);
-		guard_release();
-	}
+	ps_mapped_file_unmap(&s->map);
 	free(s->seg);
 	free(s);
 }
@@ -365,8 +278,8 @@ enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t pad
 		uint64_t in_seg = g->filesz - (paddr - g->paddr);
 		size_t chunk = in_seg < len ? (size_t)in_seg : len;
 		uint64_t off = g->offset + (paddr - g->paddr);
-		bool copied = s->map && off <= s->file_size && chunk <= s->file_size - off &&
-			      guarded_copy(out, s->map + off, chunk);
+		bool copied = ps_mapped_file_has(&s->map, off, chunk) &&
+			      ps_mapped_file_copy(&s->map, out, off, chunk);
 		if (!copied && !pread_all(s->fd, out, chunk, off)) {
 			int e = errno;
 			snprintf(s->error, sizeof s->error, "physical address 0x%" PRIx64 " (file offset 0x%"

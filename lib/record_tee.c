@@ -58,19 +58,23 @@ static ssize_t tee_write(void *cookie, const char *buf, size_t size)
 	if (!t->out)
 		return (ssize_t)size; /* cut off (an abandoned crash command): discard */
 	/* Keep the start of each line (enough for any warn record's reason) and look at it
-	 * when the line ends; records may be split across writes. */
-	for (size_t i = 0; i < size; i++) {
-		char c = buf[i];
-		if (c != '\n') {
-			if (t->len < sizeof t->line - 1)
-				t->line[t->len++] = c;
-			continue;
-		}
+	 * when the line ends; records may be split across writes. Line by line with memchr:
+	 * this sees every byte extract writes. */
+	const char *p = buf, *end = buf + size;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *stop = nl ? nl : end;
+		size_t room = sizeof t->line - 1 - t->len, n = (size_t)(stop - p);
+		memcpy(t->line + t->len, p, n < room ? n : room);
+		t->len += n < room ? n : room;
+		if (!nl)
+			break;
 		if (t->len >= 2 && t->line[1] == ' ' && strchr("mxwu", t->line[0]))
 			t->runs++; /* a page run: m x w u */
 		else if (t->len >= 5 && memcmp(t->line, "warn ", 5) == 0)
 			report_warn(t);
 		t->len = 0;
+		p = nl + 1;
 	}
 	size_t done = fwrite(buf, 1, size, t->out);
 	if (done < size)

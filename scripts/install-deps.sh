@@ -10,6 +10,8 @@ packages=(
 	zstd                   # committed fixtures and example records are zstd-compressed
 	libzstd-dev            # report, diff and db import read .zst records as they are (zlib: .gz)
 	libkdumpfile-dev       # reading kernel dumps (fixture self-check, coredump/)
+	libdeflate-dev         # inflating the zlib pages of kdump-compressed dumps (coredump/kdump_pages.c)
+	makedumpfile           # kdump_reads.sh recompresses a fixture dump with each compression
 	libelf-dev libdw-dev   # ELF and DWARF (coredump/, --vmlinux)
 	libbpf-dev             # BTF type information found inside dumps
 	python3                # fixture orchestration (QMP); scripts/help2man.py: man pages and completion from --help

@@ -38,6 +38,7 @@ struct ps_kallsyms {
 	uint32_t *name_off; /* offset of the type character in arena */
 	uint64_t *addr;
 	uint32_t *hash;     /* open addressing: symbol index + 1, 0 = empty */
+	uint32_t *hfull;    /* each slot's full name hash: most probes end without a strcmp */
 	uint32_t hmask;
 };
 
@@ -73,6 +74,7 @@ void ps_kallsyms_free(struct ps_kallsyms *k)
 	free(k->name_off);
 	free(k->addr);
 	free(k->hash);
+	free(k->hfull);
 	free(k);
 }
 
@@ -439,6 +441,11 @@ static int decode_names(struct ps_core *c, const struct ksym_tables *t, struct p
 	}
 	names_len = ps_kread_upto(c, t->names, names, names_len);
 
+	/* Each token's length once: names are then copied a token at a time (the decode is
+	 * most of the time of a small extraction's start-up). */
+	uint16_t tlen[256];
+	for (int i = 0; i < 256; i++)
+		tlen[i] = (uint16_t)strnlen((const char *)ttab + tidx[i], ttab_len - tidx[i]);
 	size_t pos = 0;
 	uint32_t n;
 	for (n = 0; n < num; n++) {
@@ -464,10 +471,11 @@ static int decode_names(struct ps_core *c, const struct ksym_tables *t, struct p
 		}
 		char *dst = k->arena + arena_len;
 		size_t out_len = 0;
-		for (size_t j = 0; j < len; j++) {
-			const char *tok = (const char *)ttab + tidx[names[pos + j]];
-			for (; *tok && out_len < KSYMS_MAX_NAME; tok++)
-				dst[out_len++] = *tok;
+		for (size_t j = 0; j < len && out_len < KSYMS_MAX_NAME; j++) {
+			uint8_t tk = names[pos + j];
+			size_t tl = tlen[tk] < KSYMS_MAX_NAME - out_len ? tlen[tk] : KSYMS_MAX_NAME - out_len;
+			memcpy(dst + out_len, ttab + tidx[tk], tl);
+			out_len += tl;
 		}
 		pos += len;
 		dst[out_len] = 0;
@@ -596,7 +604,8 @@ int ps_kallsyms_load(struct ps_core *c)
 	while (hsize < 2 * n)
 		hsize <<= 1;
 	k->hash = calloc(hsize, sizeof *k->hash);
-	if (!k->hash) {
+	k->hfull = malloc(hsize * sizeof *k->hfull);
+	if (!k->hash || !k->hfull) {
 		ps_core_fail(c, "kallsyms: out of memory");
 		goto fail;
 	}
@@ -605,17 +614,20 @@ int ps_kallsyms_load(struct ps_core *c)
 		const char *name = k->arena + k->name_off[i];
 		if (!name[0] || !name[1])
 			continue;
-		uint32_t h = name_hash(name + 1) & k->hmask;
+		uint32_t full = name_hash(name + 1), h = full & k->hmask;
 		bool dup = false;
 		while (k->hash[h]) {
-			if (strcmp(k->arena + k->name_off[k->hash[h] - 1] + 1, name + 1) == 0) {
+			if (k->hfull[h] == full &&
+			    strcmp(k->arena + k->name_off[k->hash[h] - 1] + 1, name + 1) == 0) {
 				dup = true; /* the first of equal names wins, as a linear search would */
 				break;
 			}
 			h = (h + 1) & k->hmask;
 		}
-		if (!dup)
+		if (!dup) {
 			k->hash[h] = i + 1;
+			k->hfull[h] = full;
+		}
 	}
 	c->kallsyms = k;
 	return 0;
@@ -649,10 +661,10 @@ int ps_kallsyms_lookup(struct ps_core *c, const char *name, uint64_t *addr)
 	struct ps_kallsyms *k = c->kallsyms;
 	if (!k || !k->hash || !name || !name[0])
 		return -1;
-	uint32_t h = name_hash(name) & k->hmask;
+	uint32_t full = name_hash(name), h = full & k->hmask;
 	for (uint32_t probes = 0; k->hash[h] && probes <= k->hmask; probes++) {
 		uint32_t i = k->hash[h] - 1;
-		if (strcmp(k->arena + k->name_off[i] + 1, name) == 0) {
+		if (k->hfull[h] == full && strcmp(k->arena + k->name_off[i] + 1, name) == 0) {
 			*addr = k->addr[i];
 			return 0;
 		}

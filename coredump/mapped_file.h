@@ -1,0 +1,37 @@
+/* mapped_file.h - a dump file mapped read-only, read without system calls, and safe when
+ * the file shrinks under it.
+ *
+ * A page-table or struct-page read is then a copy (or a decompression straight out of the
+ * mapping), not a pread. A file cut short by another process after it was mapped faults
+ * (SIGBUS) on the pages past its new end: every access goes through a guard that turns that
+ * fault into a failed read. The SIGBUS handler is installed only while some file is mapped
+ * (a process's own SIGBUS handling, and a crash session with this library, see it then).
+ */
+#ifndef PAGESLEUTH_MAPPED_FILE_H
+#define PAGESLEUTH_MAPPED_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ps_mapped_file {
+	const unsigned char *map; /* NULL: not mapped (read with pread instead) */
+	uint64_t size;
+};
+
+/* Map SIZE bytes of FD. false (and m->map NULL) when it cannot be: the caller reads with
+ * pread. */
+bool ps_mapped_file_map(struct ps_mapped_file *m, int fd, uint64_t size);
+void ps_mapped_file_unmap(struct ps_mapped_file *m);
+
+/* Whether [OFF, OFF + LEN) lies inside the mapping. */
+static inline bool ps_mapped_file_has(const struct ps_mapped_file *m, uint64_t off, uint64_t len)
+{
+	return m->map && off <= m->size && len <= m->size - off;
+}
+
+/* memcpy from the mapping at OFF (ps_mapped_file_has must hold); false (nothing promised
+ * about DST) when the source faulted. */
+bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off, size_t len);
+
+#endif
