@@ -9,6 +9,8 @@
 #                                each architecture, each checked against its guest's own totals
 #                                (exit 1 if one differs)
 #   bench/extract.sh fixtures    only the fixture pages/s table
+#   bench/extract.sh scale       only the scale table: the 2.5 GiB dump against the same
+#                                workload 4x (bench/bigdump/gen.py --scale 4)
 #
 # Inputs (all cached in ${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}):
 #   bench/bigdump/{qemu.elf,qemu.kdump,summary.txt}   bench/bigdump/gen.py (make bench-dump)
@@ -197,8 +199,56 @@ out) compared with the guest's own smaps_rollup Rss totals in its summary.txt.
 EOF
 	printf '%s\n' "${arch_rows[@]}"
 }
+# ---- scale: the same workload 4x (bench/bigdump/gen.py --scale 4) against the 2.5 GiB dump ----
+scale_table() {
+	local srows=() dir d secs all pages check rate arate rr rar
+	declare -A base_rate base_arate
+	for dir in "$BIG" "$CACHE/bench/bigdump-x4"; do
+		for d in qemu.elf qemu.kdump; do
+			if [ ! -f "$dir/$d" ] || [ ! -f "$dir/summary.txt" ]; then
+				srows+=("| ${dir##*/} | $d | - | - | - | - | - | - | - | not generated: bench/bigdump/gen.py --scale 4 |")
+				continue
+			fi
+			say "scale ${dir##*/} $d: check against the guest, then user pages and everything x$REPS"
+			"$PS" extract "$dir/$d" -o "$tmp/scale.rec" 2>/dev/null || true
+			check=$(rss_check "$tmp/scale.rec" "$dir/summary.txt")
+			secs=$(best_of "$PS" extract "$dir/$d" -o /dev/null --stats "${USER_ONLY[@]}") || continue
+			pages=$(stat_pages "$tmp/err")
+			all=$(best_of "$PS" extract "$dir/$d" -o /dev/null) || continue
+			rate=$(awk -v s="$secs" -v p="$pages" 'BEGIN { split(s, a, " "); print (a[1] > 0 ? p / a[1] : 0) }')
+			arate=$(awk -v s="$all" -v p="$pages" 'BEGIN { split(s, a, " "); print (a[1] > 0 ? p / a[1] : 0) }')
+			if [ "$dir" = "$BIG" ]; then
+				base_rate[$d]=$rate base_arate[$d]=$arate
+			fi
+			rr=${base_rate[$d]:-0} rar=${base_arate[$d]:-0}
+			srows+=("$(awk -v n="${dir##*/}" -v d="$d" -v p="$pages" -v s="$secs" -v a="$all" -v r="$rate" 				-v ar="$arate" -v rr="$rr" -v rar="$rar" -v sz="$(stat -c %s "$dir/$d")" -v c="$check" '
+				BEGIN { split(s, x, " "); split(a, y, " ")
+				printf "| %s | %s (%.1f GB) | %d | %.3f | %.0f | %.2f | %.3f | %.0f | %.2f | %s |",
+					n, d, sz / 1e9, p, x[1], r, (rr > 0 ? r / rr : 0), y[1], ar, (rar > 0 ? ar / rar : 0), c }')")
+		done
+	done
+	cat <<EOF
+
+Scale: the same workload 4x (bench/bigdump/gen.py --scale 4: 4x the processes in a 10 GiB
+guest) against the 2.5 GiB dump; wall seconds, best of $REPS, pinned to CPU $CPU. "rate
+vs 2.5 GiB" = pages/s over the same file format's pages/s on the 2.5 GiB dump (1.00:
+linear). "everything" adds the counters, every frame of RAM (4x the RAM: 4x the frames) and
+the log; its pages/s is still user pages per second.
+
+| dump | file | pages | user pages s | pages/s | rate vs 2.5 GiB | everything s | pages/s | rate vs 2.5 GiB | check against the guest |
+|---|---|---|---|---|---|---|---|---|---|
+EOF
+	printf '%s
+' "${srows[@]}"
+}
+
 only_arches=false
 [ "${1:-}" = arches ] && only_arches=true
+if [ "${1:-}" = scale ]; then
+	USER_ONLY=(--no-frames --no-counters --no-log)
+	scale_table
+	exit 0
+fi
 if $only_arches; then
 	arch_table
 	exit $arch_bad
@@ -402,6 +452,28 @@ if [ -n "$vmlinux" ] && $PY -c 'import drgn' 2>/dev/null; then
 				"walk $walk s + load $load s + python startup"
 		fi
 	done
+	# The script a drgn expert would write (bench/drgn_expert.py): raw table reads cached per
+	# mm, struct pages 64 at a time, mapcount, refcount and kpageflags, runs written
+	say "drgn_expert.py (limit ${DRGN_TIMEOUT}s)"
+	best=""
+	for ((i = 0; i < REPS; i++)); do
+		t0=$(now)
+		$PIN /usr/bin/time -f '%U %S' -o "$tmp/drgn.time" $PY bench/drgn_expert.py "$vmlinux" "$BIG/qemu.kdump" \
+			--time-limit "$DRGN_TIMEOUT" --expect-pages "$rss_pages" >"$tmp/drgn" 2>&1 || { cat "$tmp/drgn" >&2; break; }
+		t1=$(now)
+		secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+		if [ -z "$best" ] || awk -v a="$secs" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
+			best="$secs $(cpu_of "$tmp/drgn.time")"
+			line=$(grep '^drgn_expert:' "$tmp/drgn")
+		fi
+	done
+	if [ -n "$best" ]; then
+		pages=$(sed -n 's/.* mms, \([0-9]*\) pages,.*/\1/p' <<<"$line")
+		walk=$(sed -n 's/.* walk \([0-9.]*\) s;.*/\1/p' <<<"$line")
+		load=$(sed -n 's/.*(load \([0-9.]*\) s,.*/\1/p' <<<"$line")
+		row "drgn 0.0.22 expert script (bench/drgn_expert.py)" qemu.kdump "$best" "$pages" "${ref[qemu.kdump]}" \
+			"best of $REPS; walk $walk s + vmlinux load $load s + python startup; the same pages and runs as extract"
+	fi
 else
 	rows+=("| drgn walk | qemu.kdump | - | - | - | - | - | - | skipped: no drgn or no vmlinux |")
 fi
@@ -428,6 +500,7 @@ cat <<EOF
 Machine: $(nproc) CPUs ($cpu_model), shared; load average $load_before before, $load_after after.
 EOF
 if [ ${#cs_names[@]} -gt 0 ] && [ -n "$crash_so" ]; then crash_ext_table; fi
+scale_table
 arch_table
 fixture_table
 exit $arch_bad

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate a big benchmark dump: bench/bigdump/gen.py [--force] [--arch ARCH]
+"""Generate a big benchmark dump: bench/bigdump/gen.py [--force] [--arch ARCH] [--scale N]
 
 An x86_64 guest (Debian's kernel of the x86_64 fixture, 2.5 GiB RAM, QEMU TCG) runs
 118 bigload processes (bigload.c: anonymous heaps, runtime-style sparse reservations of
@@ -25,6 +25,9 @@ these dumps here, and a pseries panic ends in firmware):
             has no powerpc busybox-static)
   On the 32-bit guests the sparse reservations are 2 x 1 GiB (a 3 GiB user address
   space); the page counts then match the x86_64 dump's.
+--scale N (x86_64): N times the processes of every kind in N times the RAM, into
+bench/bigdump-xN/ (N = 4: ~13.6 GiB summed Rss, ~6.4 GiB of it physical, in a 10 GiB guest):
+bench/extract.sh's scale table compares pages/s there with the 2.5 GiB dump's.
 Extract them as tests/cases/extract_fixtures.sh extracts the fixtures: no VMCOREINFO note
 (found in guest RAM), the fixture's BTF (and System.map for ppc64le); bench/extract.sh does.
 
@@ -103,6 +106,7 @@ ARCHES = {
 ARCH = "x86_64"
 A = ARCHES[ARCH]
 OUT = os.path.join(CACHE, "bench", A["out"])
+SCALE = 1  # --scale N: N x the processes in N x the RAM
 
 
 def log(*a):
@@ -114,11 +118,14 @@ def run(cmd, **kw):
 
 
 def ram_mib():
-    return A.get("ram", RAM_MIB)
+    return A.get("ram", RAM_MIB) * SCALE
 
 
 def workload():
-    return dict(CONF, **A.get("conf", {}))
+    w = dict(CONF, **A.get("conf", {}))
+    for k in ("HEAP_PROCS", "SPARSE_PROCS", "FORK_PARENTS", "FILE_PROCS"):
+        w[k] *= SCALE
+    return w
 
 
 def busybox_guest():
@@ -182,9 +189,16 @@ def fill_kdump_uts(path, release, version):
 
 
 def main():
-    global ARCH, A, OUT
+    global ARCH, A, OUT, SCALE
     args = sys.argv[1:]
     force = "--force" in args
+    if "--scale" in args:
+        i = args.index("--scale")
+        if i + 1 >= len(args) or not args[i + 1].isdigit() or not 1 <= int(args[i + 1]) <= 8 \
+                or "--arch" in args:
+            sys.exit("usage: gen.py [--force] --scale N (1..8; x86_64 only)")
+        SCALE = int(args[i + 1])
+        OUT = os.path.join(CACHE, "bench", "%s-x%d" % (A["out"], SCALE))
     if "--arch" in args:
         i = args.index("--arch")
         if i + 1 >= len(args) or args[i + 1] not in ARCHES:
