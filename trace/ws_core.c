@@ -308,3 +308,226 @@ enum ws_peak_event ws_peak_feed(struct ws_peak *p, uint64_t t, uint64_t xi)
 	p->prev_input = input;
 	return ev;
 }
+
+/* ---- peaks by prominence -------------------------------------------------------------------- */
+
+#define NONE UINT64_MAX
+
+int ws_prom_init(struct ws_prom *p, const struct ws_alloc *a)
+{
+	zero(p, sizeof *p);
+	p->a = *a;
+	p->capopen = 64;
+	p->open = a->alloc(a->ctx, p->capopen * sizeof *p->open);
+	if (!p->open)
+		return -1;
+	/* The bottom sentinel: never popped; its valley is the left base of everything, the run
+	 * starting at 0 pages, and the first sample is the onset after that start. */
+	struct ws_prom_open *s = &p->open[0];
+	zero(s, sizeof *s);
+	s->h = NONE;
+	s->pending = true;
+	p->nopen = 1;
+	return 0;
+}
+
+void ws_prom_free(struct ws_prom *p)
+{
+	if (p->open)
+		p->a.release(p->a.ctx, p->open);
+	p->open = 0;
+}
+
+bool ws_prom_wants_tag(const struct ws_prom *p)
+{
+	return p->open && p->open[p->nopen - 1].pending;
+}
+
+static void prom_swap(struct ws_prom_peak *a, struct ws_prom_peak *b)
+{
+	struct ws_prom_peak t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* Less prominent, or as prominent and later: the first to go when the heap is full. */
+static bool prom_less(const struct ws_prom_peak *a, const struct ws_prom_peak *b)
+{
+	return a->prominence < b->prominence || (a->prominence == b->prominence && a->t > b->t);
+}
+
+/* A finished maximum whose right base is right: into the heap, with the onset of its rise. */
+static void prom_keep(struct ws_prom *p, const struct ws_prom_open *o, uint64_t right)
+{
+	uint64_t base = o->lmin.v > right ? o->lmin.v : right;
+	if (o->h <= base)
+		return;
+	/* the rise starts after the nearest low at or below half its prominence */
+	uint64_t half = base + (o->h - base) / 2;
+	struct ws_prom_low on = o->lmin;
+	for (uint32_t i = 0; i < o->nstair; i++)
+		if (o->stair[i].v <= half) {
+			on = o->stair[i];
+			break;
+		}
+	struct ws_prom_peak pk = { o->t, o->h, o->h - base, on.t, on.tag, 1 };
+	size_t i;
+	if (p->nheap < WS_PROM_CAP) {
+		i = p->nheap++;
+		p->heap[i] = pk;
+		while (i && prom_less(&p->heap[i], &p->heap[(i - 1) / 2])) {
+			prom_swap(&p->heap[i], &p->heap[(i - 1) / 2]);
+			i = (i - 1) / 2;
+		}
+		return;
+	}
+	if (!prom_less(&p->heap[0], &pk))
+		return;
+	p->heap[0] = pk;
+	for (i = 0;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < p->nheap && prom_less(&p->heap[l], &p->heap[m]))
+			m = l;
+		if (r < p->nheap && prom_less(&p->heap[r], &p->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		prom_swap(&p->heap[i], &p->heap[m]);
+		i = m;
+	}
+}
+
+/* Lows met walking left from a new maximum: the overall lowest (carry) and the staircase. */
+struct walk {
+	struct ws_prom_low carry;
+	struct ws_prom_low stair[WS_PROM_STAIR];
+	uint32_t n;
+};
+
+static void walk_low(struct walk *w, const struct ws_prom_low *l)
+{
+	if (l->v == NONE)
+		return;
+	if (l->v < w->carry.v)
+		w->carry = *l; /* ties: the later (met first) stays */
+	if (w->n < WS_PROM_STAIR && (w->n == 0 || l->v < w->stair[w->n - 1].v))
+		w->stair[w->n++] = *l;
+}
+
+void ws_prom_feed(struct ws_prom *p, uint64_t t, uint64_t x, uint64_t tag)
+{
+	if (!p->open)
+		return;
+	struct ws_prom_open *top = &p->open[p->nopen - 1];
+	if (top->pending) {
+		top->v.t = t, top->v.tag = tag;
+		top->pending = false;
+	}
+	/* x is higher ground to the right of every maximum not above it: their right bases
+	 * are known; walking left through them collects the lows left of x. */
+	struct walk w;
+	w.carry.v = NONE;
+	w.n = 0;
+	bool popped = false;
+	uint64_t first_t = t;
+	while (top->h <= x) {
+		if (top->v.v != NONE)
+			prom_keep(p, top, top->v.v < w.carry.v ? top->v.v : w.carry.v);
+		else if (top->h == x)
+			first_t = top->t; /* a plateau: the maximum is its first sample */
+		walk_low(&w, &top->v);
+		for (uint32_t i = 0; i < top->nstair; i++)
+			walk_low(&w, &top->stair[i]);
+		walk_low(&w, &top->lmin);
+		p->nopen--;
+		top = &p->open[p->nopen - 1];
+		popped = true;
+	}
+	if (x > p->prev || popped) {
+		/* a maximum candidate: its left base is the lowest point back to the new top */
+		walk_low(&w, &top->v);
+		if (p->nopen == p->capopen) {
+			struct ws_prom_open *n = p->a.alloc(p->a.ctx, 2 * p->capopen * sizeof *n);
+			if (!n) {
+				p->a.release(p->a.ctx, p->open);
+				p->open = 0;
+				p->failed = true;
+				return;
+			}
+			for (size_t i = 0; i < p->nopen; i++)
+				n[i] = p->open[i];
+			p->a.release(p->a.ctx, p->open);
+			p->open = n;
+			p->capopen *= 2;
+		}
+		struct ws_prom_open *o = &p->open[p->nopen++];
+		o->h = x, o->t = first_t;
+		o->lmin = w.carry;
+		o->v.v = NONE;
+		o->pending = false;
+		o->nstair = w.n;
+		for (uint32_t i = 0; i < w.n; i++)
+			o->stair[i] = w.stair[i];
+	} else if (x <= top->v.v) {
+		top->v.v = x;
+		top->pending = true;
+	}
+	p->prev = x;
+	if (x > p->max)
+		p->max = x;
+}
+
+void ws_prom_finish(struct ws_prom *p)
+{
+	if (!p->open)
+		return;
+	/* The run ends at 0 pages: every open maximum's right base is 0. */
+	while (p->nopen > 1) {
+		prom_keep(p, &p->open[p->nopen - 1], 0);
+		p->nopen--;
+	}
+}
+
+size_t ws_prom_result(struct ws_prom *p, unsigned min_pct, size_t max_n, struct ws_prom_peak *out)
+{
+	/* most prominent first (ties: earlier): heap sort of the min-heap, in place */
+	size_t n = p->nheap;
+	for (size_t end = n; end > 1; end--) {
+		prom_swap(&p->heap[0], &p->heap[end - 1]);
+		for (size_t i = 0;;) {
+			size_t l = 2 * i + 1, r = l + 1, m = i;
+			if (l < end - 1 && prom_less(&p->heap[l], &p->heap[m]))
+				m = l;
+			if (r < end - 1 && prom_less(&p->heap[r], &p->heap[m]))
+				m = r;
+			if (m == i)
+				break;
+			prom_swap(&p->heap[i], &p->heap[m]);
+			i = m;
+		}
+	}
+	p->nheap = 0; /* no longer a heap */
+	uint64_t min = p->max * min_pct / 100;
+	if (min * 100 < p->max * min_pct)
+		min++; /* at least min_pct percent: rounded up */
+	if (min < 1)
+		min = 1;
+	size_t nout = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct ws_prom_peak *c = &p->heap[i];
+		if (c->prominence < min)
+			break;
+		size_t j = 0;
+		for (; j < nout; j++) {
+			const struct ws_prom_peak *r = &out[j];
+			uint64_t dh = r->pages > c->pages ? r->pages - c->pages : c->pages - r->pages;
+			if (dh * 10 <= r->pages && c->prominence * 4 >= r->prominence * 3)
+				break;
+		}
+		if (j < nout)
+			out[j].repeats++; /* listed once: the most prominent of them */
+		else if (nout < max_n)
+			out[nout++] = *c;
+	}
+	return nout;
+}

@@ -128,6 +128,72 @@ enum ws_peak_event ws_peak_feed(struct ws_peak *p, uint64_t t, uint64_t x);
 /* The detector's threshold for the next sample, for tests and debugging. */
 double ws_peak_threshold(const struct ws_peak *p);
 
+/* ---- peaks by prominence ----------------------------------------------------------------
+ * The peaks a person points at on a chart. A maximum's prominence is how far it rises above
+ * the higher of its two bases: the lowest point between it and higher ground (or the end of
+ * the run) on either side, the run being taken to start and end at 0 pages. A maximum not
+ * separated from a higher one by a dip deeper than the threshold is part of that one, so
+ * adjacent maxima merge; of two equal maxima, the earlier one's right base is the dip
+ * between them. Online, with a stack of the maxima still waiting for higher ground to their
+ * right (heights strictly decreasing from the bottom): O(1) amortized per sample, memory
+ * bounded by the number of distinct heights on that stack. Each maximum carries its onset,
+ * the start of its rise: the first sample after the nearest low on its left at or below
+ * half its prominence (the run's start a low of 0), with the caller's tag of that sample
+ * (the tool: the running thread and its stack). The lows are the staircase on its left:
+ * the lowest point of each stretch between maxima, each lower than the one nearer to it
+ * (the latest of equals), the WS_PROM_STAIR nearest ones; past them the onset is the one
+ * after its left base. Finished peaks go into a min-heap of the WS_PROM_CAP most
+ * prominent; ws_prom_result ranks them. */
+#define WS_PROM_CAP 1024u
+#define WS_PROM_STAIR 16u
+
+struct ws_prom_peak {
+	uint64_t t, pages;      /* the maximum: its first sample at that height */
+	uint64_t prominence;    /* pages above the higher base */
+	uint64_t start, tag;    /* onset: the first sample of the rise, and its tag */
+	uint64_t repeats;       /* ws_prom_result: near-identical peaks this one stands for */
+};
+
+struct ws_prom_low {
+	uint64_t v, t, tag;         /* a low and the sample after it */
+};
+
+struct ws_prom_open {
+	uint64_t h, t;              /* the maximum (h = UINT64_MAX: the bottom sentinel) */
+	struct ws_prom_low lmin;    /* left base */
+	struct ws_prom_low v;       /* lowest since the maximum (v.v UINT64_MAX: no sample yet) */
+	struct ws_prom_low stair[WS_PROM_STAIR]; /* lows on the left, nearest first */
+	uint32_t nstair;
+	bool pending;               /* v was just set: the next sample is its onset */
+};
+
+struct ws_prom {
+	struct ws_alloc a;
+	struct ws_prom_open *open;
+	size_t nopen, capopen;
+	struct ws_prom_peak heap[WS_PROM_CAP]; /* min-heap by prominence */
+	size_t nheap;
+	uint64_t prev, max;         /* the previous sample (0 before the first), the highest */
+	bool failed;                /* out of memory: the peaks from then on are lost */
+};
+
+/* 0, or -1 when out of memory. */
+int ws_prom_init(struct ws_prom *p, const struct ws_alloc *a);
+void ws_prom_free(struct ws_prom *p);
+/* Whether the next sample's tag is kept (it may be a peak's onset): callers whose tags cost
+ * something (a stack trace) pass 0 when it is not. */
+bool ws_prom_wants_tag(const struct ws_prom *p);
+void ws_prom_feed(struct ws_prom *p, uint64_t t, uint64_t x, uint64_t tag);
+/* End of the series: finish the open maxima (the run ends at 0 pages). */
+void ws_prom_finish(struct ws_prom *p);
+/* The peaks to report, most prominent first (ties: earlier first): prominence at least
+ * min_pct percent of the highest sample (and at least one page); a peak within 10% of the
+ * height and 75% of the prominence of a more prominent one is counted in its repeats
+ * instead of listed (a recurring spike is one line: the most prominent occurrence, the
+ * earliest of equals); at most max_n. Returns how many were
+ * written to out (max_n entries). Call after ws_prom_finish. */
+size_t ws_prom_result(struct ws_prom *p, unsigned min_pct, size_t max_n, struct ws_prom_peak *out);
+
 /* exp(x) without libm: the tool has none. Relative error below 1e-15 for |x| < 700. */
 double ws_exp(double x);
 

@@ -258,6 +258,126 @@ static void test_peaks(void)
 	CHECK_U64(p.max_t, 11);
 }
 
+/* Prominence by the definition, offline: for each local maximum (a plateau is one, at its
+ * first sample), the lowest point on each side up to a strictly higher sample (an equal one
+ * on the right ends the left one's search: the earlier of two equal maxima stops at the
+ * later), the run's ends counting as 0. Onsets are checked on signals of known shape. */
+static uint64_t brute_prominence(const uint64_t *x, size_t n, size_t i)
+{
+	uint64_t lmin = 0, rmin = 0, lo = x[i];
+	size_t j;
+	for (j = i; j-- > 0 && x[j] <= x[i];)
+		lo = x[j] < lo ? x[j] : lo;
+	lmin = j == (size_t)-1 ? 0 : lo;
+	lo = x[i];
+	size_t end = i + 1;
+	while (end < n && x[end] == x[i])
+		end++; /* the plateau */
+	for (j = end; j < n && x[j] < x[i]; j++)
+		lo = x[j] < lo ? x[j] : lo;
+	rmin = j == n ? 0 : lo;
+	uint64_t base = lmin > rmin ? lmin : rmin;
+	return x[i] - base;
+}
+
+static void test_prominence(void)
+{
+	for (int round = 0; round < 200; round++) {
+		size_t n = 1 + next_rand() % 300;
+		uint64_t x[300];
+		uint64_t range = 1 + next_rand() % 40;
+		for (size_t i = 0; i < n; i++)
+			x[i] = next_rand() % range;
+		struct ws_prom p;
+		CHECK(ws_prom_init(&p, &alloc) == 0, "prom init");
+		for (size_t i = 0; i < n; i++)
+			ws_prom_feed(&p, i + 1, x[i], ws_prom_wants_tag(&p) ? 1000 + i : 0);
+		ws_prom_finish(&p);
+		/* every maximum with a prominence is kept, with the definition's value */
+		uint64_t want = 0, bad = 0;
+		for (size_t i = 0; i < n; i++) {
+			if ((i > 0 && x[i - 1] >= x[i]) || x[i] == 0)
+				continue; /* not the first sample of a maximum or plateau */
+			size_t end = i + 1;
+			while (end < n && x[end] == x[i])
+				end++;
+			if (end < n && x[end] > x[i])
+				continue; /* a step on the way up */
+			uint64_t pr = brute_prominence(x, n, i);
+			if (!pr)
+				continue;
+			want++;
+			size_t k = 0;
+			while (k < p.nheap && p.heap[k].t != i + 1)
+				k++;
+			if (k == p.nheap || p.heap[k].prominence != pr || p.heap[k].pages != x[i])
+				bad++;
+			/* an onset is a sample the detector asked the tag of, before the maximum */
+			else if (p.heap[k].tag != 1000 + p.heap[k].start - 1 || p.heap[k].start > i + 1)
+				bad++;
+		}
+		CHECK(p.nheap == want && bad == 0, "round %d (n=%zu): %zu peaks kept, %llu by the definition, %llu wrong",
+		      round, n, p.nheap, (unsigned long long)want, (unsigned long long)bad);
+		ws_prom_free(&p);
+	}
+
+	/* onsets: after the nearest low at or below half the prominence, not the run's start
+	 * or a deeper dip further left; the highest peak's too */
+	{
+		static const uint64_t sig[] = { 3, 9, 6, 6, 7, 8, 6, 6, 30, 40, 35, 7, 6, 2, 2, 5, 20, 4 };
+		struct ws_prom q;
+		CHECK(ws_prom_init(&q, &alloc) == 0, "prom init");
+		for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++)
+			ws_prom_feed(&q, i + 1, sig[i], ws_prom_wants_tag(&q) ? 1000 + i + 1 : 0);
+		ws_prom_finish(&q);
+		struct ws_prom_peak o[4];
+		size_t m = ws_prom_result(&q, 0, 4, o);
+		CHECK(m == 4, "4 peaks (%zu)", m);
+		/* 40 (t=10): prominence 40 (both bases the run's ends), half 20: the 6 at t=8 */
+		CHECK(m == 4 && o[0].t == 10 && o[0].prominence == 40 && o[0].start == 9 && o[0].tag == 1009,
+		      "the highest: t=10 prominence 40 onset 9");
+		/* 20 (t=17): bases 2 and 0 (the end), half 11: the later 2, at t=15 */
+		CHECK(m == 4 && o[1].t == 17 && o[1].prominence == 18 && o[1].start == 16 && o[1].tag == 1016,
+		      "t=17 prominence 18 onset 16");
+		/* 9 (t=2): bases 0 (the start) and 6, half 7: the start (the 3 is on the rise) */
+		CHECK(m == 4 && o[2].t == 2 && o[2].prominence == 3 && o[2].start == 1 && o[2].tag == 1001,
+		      "t=2 onset 1");
+		/* 8 (t=6): bases 6 and 6, half 7: the later 6, at t=4 */
+		CHECK(m == 4 && o[3].t == 6 && o[3].prominence == 2 && o[3].start == 5 && o[3].tag == 1005,
+		      "t=6 prominence 2 onset 5");
+		ws_prom_free(&q);
+	}
+
+	/* a sawtooth of equal teeth: one line standing for every tooth; a recurring spike
+	 * above a baseline is one line too, below the run's real peak */
+	struct ws_prom p;
+	CHECK(ws_prom_init(&p, &alloc) == 0, "prom init");
+	uint64_t t = 0;
+	for (int tooth = 0; tooth < 5; tooth++)
+		for (uint64_t v = 10; v <= 100; v += 10)
+			ws_prom_feed(&p, ++t, v, 0);
+	ws_prom_finish(&p);
+	struct ws_prom_peak out[10];
+	size_t n = ws_prom_result(&p, 10, 10, out);
+	CHECK_U64(n, 1);
+	CHECK_U64(out[0].pages, 100);
+	CHECK_U64(out[0].repeats, 5);
+	CHECK_U64(out[0].t, 50); /* the last: the earlier teeth's right bases are the dips (10) */
+	CHECK_U64(out[0].prominence, 100);
+	ws_prom_free(&p);
+
+	CHECK(ws_prom_init(&p, &alloc) == 0, "prom init");
+	t = 0;
+	for (int k = 0; k < 400; k++)
+		ws_prom_feed(&p, ++t, k == 3 ? 80 : k % 40 == 20 ? 18 : 5 + (uint64_t)(k % 2), 0);
+	ws_prom_finish(&p);
+	n = ws_prom_result(&p, 10, 10, out);
+	CHECK_U64(n, 2);
+	CHECK(n == 2 && out[0].pages == 80 && out[0].repeats == 1 && out[1].pages == 18 &&
+	      out[1].repeats == 10 && out[1].t == 21, "the real peak, then the recurring spike x10");
+	ws_prom_free(&p);
+}
+
 int main(void)
 {
 	test_window();
@@ -265,5 +385,6 @@ int main(void)
 	test_exp();
 	test_threshold();
 	test_peaks();
+	test_prominence();
 	return check_summary("test_ws_core");
 }
