@@ -386,7 +386,10 @@ static int add_peak(struct trace_model *tm, const struct rec *r)
 	int kind;
 	if (num(r, "t", false, REQUIRED, &p.t) < 0 || num(r, "tid", false, REQUIRED, &p.tid) < 0 ||
 	    word(r, "kind", code_data, &kind) < 0 || num(r, "pages", false, REQUIRED, &p.pages) < 0 ||
-	    stack_key(tm, r, &p.stack) < 0)
+	    stack_key(tm, r, &p.stack) < 0 || num(r, "prominence", false, OPTIONAL, &p.prominence) < 0 ||
+	    num(r, "rank", false, OPTIONAL, &p.rank) < 0 ||
+	    num(r, "repeats", false, OPTIONAL, &p.repeats) < 0 ||
+	    num(r, "start", false, OPTIONAL, &p.start) < 0)
 		return -1;
 	p.data = kind == 1;
 	GROW(tm->peaks, tm->npeaks, tm->cappeaks);
@@ -554,6 +557,31 @@ static int finish_alloc_tree(struct trace_model *tm, const char *file, char **er
 	return 0;
 }
 
+/* While a process has one thread, the Valgrind tool writes no samples for that thread (they
+ * equal tid 0's): a thread whose summary counts more samples than it has takes the first
+ * ones from tid 0, when tid 0 has them before the thread's first written sample. */
+static void restore_thread_samples(struct trace_model *tm)
+{
+	const struct ws_series *proc = trace_ws_series(tm, 0);
+	if (!proc)
+		return;
+	for (size_t i = 0; i < tm->nws; i++) {
+		struct ws_series *ws = &tm->ws[i];
+		if (ws->tid == 0 || !ws->have_final || ws->samples == PS_UNKNOWN || ws->samples <= ws->n)
+			continue;
+		size_t missing = (size_t)(ws->samples - ws->n);
+		if (missing > proc->n || (ws->n && proc->s[missing - 1].t >= ws->s[0].t))
+			continue; /* not the omitted ones: check_ws_summaries says so */
+		struct ws_sample *s = xcalloc(ws->samples, sizeof *s);
+		memcpy(s, proc->s, missing * sizeof *s);
+		if (ws->n)
+			memcpy(s + missing, ws->s, ws->n * sizeof *s);
+		free(ws->s);
+		ws->s = s;
+		ws->n = ws->cap = (size_t)ws->samples;
+	}
+}
+
 /* A writer's final summary that disagrees with its own samples: say so, keep the samples. */
 static void check_ws_summaries(struct trace_model *tm, const char *file)
 {
@@ -596,6 +624,7 @@ int trace_finish(struct trace_model *tm, const char *file, char **err)
 {
 	if (finish_alloc_tree(tm, file, err) < 0)
 		return -1;
+	restore_thread_samples(tm);
 	check_ws_summaries(tm, file);
 	return 0;
 }

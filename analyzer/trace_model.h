@@ -59,6 +59,10 @@ struct trace_stack { /* a slice of trace_model.stack_pool */
 
 struct trace_peak {
 	uint64_t t, tid, pages;
+	/* The prominence detector's (PS_UNKNOWN when absent: the paper's detector): pages above
+	 * the higher base, rank per kind (1 = most prominent), near-identical peaks it stands
+	 * for, the onset sample. */
+	uint64_t prominence, rank, repeats, start;
 	bool data; /* kind=data (else code) */
 	struct trace_stack stack;
 	uint64_t rec_line;

@@ -29,9 +29,15 @@ static void usage(FILE *out)
 		"  --page-size=N        page size, a power of two >= 512 [4096]\n"
 		"  --hot=N              the N most accessed code and data pages [0 = off]\n"
 		"  --peaks=yes|no       peak detection with call stacks [yes]\n"
-		"  --peak-window=W, --peak-gain=G, --peak-adapt=A   peak detector (docs/valgrind.md)\n"
+		"  --peak-detector=prominence|paper  ranked by prominence, or the paper's [prominence]\n"
+		"  --peak-min=PCT, --peak-max=N   prominence: at least PCT%% of the highest sample\n"
+		"                       [10], at most N of each kind [10]\n"
+		"  --peak-window=W, --peak-gain=G, --peak-adapt=A   the paper's online detector\n"
 		"  --objects=yes|no     loads/stores per heap object and global variable [no]\n"
+		"  --alloc-tree=yes|no  allocation tree: bytes per allocation stack [no]\n"
 		"  --alloc-rules=FILE   group the allocation tree by rules (docs/alloc-rules.md)\n"
+		"  Malloc is replaced by Valgrind's only with --objects=yes, --alloc-tree=yes or\n"
+		"  --alloc-rules; otherwise the program runs its own allocator, as natively.\n"
 		"  valgrind --tool=pagesleuth --help lists every tool option.\n\n"
 		"The tool is looked up in $PAGESLEUTH_VALGRIND_LIB, then in valgrind-lib/ beside\n"
 		"this program (make valgrind-tool), then in ../libexec/pagesleuth/valgrind-lib/\n"
@@ -41,7 +47,8 @@ static void usage(FILE *out)
 }
 
 /* What a VALGRIND_LIB directory needs (mk/valgrind.mk): the tool, its malloc-replacement
- * preload and the core's preload (a symbolic link to the stock one: access() follows it,
+ * preload (the heap modules need it; without them the tool blanks it out of LD_PRELOAD
+ * itself, valgrind/heap.c) and the core's preload (a symbolic link to the stock one: access() follows it,
  * so a link left dangling by a valgrind package removed is found here, not by valgrind). */
 static const char *const lib_files[] = { TOOL_FILE, "vgpreload_pagesleuth-amd64-linux.so",
 					 "vgpreload_core-amd64-linux.so" };

@@ -1,8 +1,9 @@
 # ---- valgrind/: the pagesleuth Valgrind tool (--tool=pagesleuth) ---------------------------
 # `make valgrind-tool` builds $(B)/valgrind-lib/, a private VALGRIND_LIB directory: the tool
 # (pagesleuth-amd64-linux, a static executable linked against Debian's libcoregrind at
-# Valgrind's load address), the malloc-replacement preload (valgrind/heap.c replaces malloc; without
-# the preload Valgrind silently leaves malloc alone) and symlinks to everything of the
+# Valgrind's load address), the malloc-replacement preload (valgrind/heap.c replaces malloc
+# when a heap analysis is asked for, and blanks the preload out of LD_PRELOAD otherwise;
+# without the file Valgrind silently leaves malloc alone) and symlinks to everything of the
 # stock tools' directory (vgpreload_core, default.supp, the other tools). Nothing is
 # installed: `pagesleuth valgrind` (cli/cmd_valgrind.c) sets VALGRIND_LIB to it.
 # The tool links libcoregrind statically: rebuild when the valgrind package changes (the
@@ -15,6 +16,7 @@ VG_OUT        := $(B)/valgrind-lib
 VG_OBJDIR     := $(B)/valgrind-obj
 VG_CFLAGS     := -std=gnu11 $(WARN) -Wno-shadow -isystem $(VG_INCLUDE) -Ivalgrind -Itrace \
 	-DVGA_amd64=1 -DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 \
+	-DPS_VG_PLATFORM='"$(VG_PLATFORM)"' \
 	-m64 -O2 -g -fno-strict-aliasing -fno-builtin -fno-stack-protector -fomit-frame-pointer \
 	-fno-pic -fno-pie $(filter -Werror,$(CFLAGS))
 VG_TOOL_SRC   := $(wildcard valgrind/*.c) $(filter-out trace/cmd_%.c,$(wildcard trace/*.c))

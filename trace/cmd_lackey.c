@@ -22,8 +22,8 @@
 struct opts {
 	uint64_t every, tau, page_size;
 	const char *in, *out;
-	bool peaks;
-	uint64_t peak_window;
+	bool peaks, peak_paper;
+	uint64_t peak_window, peak_min, peak_max;
 	double peak_gain, peak_adapt;
 };
 
@@ -43,6 +43,7 @@ static void usage(FILE *out)
 		"  --ws-tau TAU          window of TAU instructions [T]\n"
 		"  --page-size N         page size, a power of two >= 512 [4096]\n"
 		"  --peaks yes|no        peak detection [yes] (no call stacks: Lackey has none)\n"
+		"  --peak-detector D, --peak-min PCT, --peak-max N   as the Valgrind tool's\n"
 		"  --peak-window W, --peak-gain G, --peak-adapt A   as the Valgrind tool's\n"
 		"docs/valgrind.md compares this route with the tool.\n");
 }
@@ -81,7 +82,8 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
 /* 0 ok, 1 help printed, -1 error (message printed). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ 100000, 0, 4096, NULL, NULL, true, 30, 2.0, 0.0 };
+	*o = (struct opts){ .every = 100000, .page_size = 4096, .peaks = true, .peak_window = 30,
+			    .peak_min = 10, .peak_max = 10, .peak_gain = 2.0, .peak_adapt = 0.0 };
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i];
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -110,7 +112,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		static const char *const known[] = { "-o", "--out", "--ws-every", "--ws-tau",
 						     "--page-size", "--peaks", "--peak-window",
-						     "--peak-gain", "--peak-adapt" };
+						     "--peak-gain", "--peak-adapt", "--peak-detector",
+						     "--peak-min", "--peak-max" };
 		bool ok = false;
 		for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
 			ok |= strcmp(name, known[k]) == 0;
@@ -151,6 +154,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->peaks = val[0] == 'y';
+		} else if (strcmp(name, "--peak-detector") == 0) {
+			if (strcmp(val, "prominence") != 0 && strcmp(val, "paper") != 0) {
+				fprintf(stderr, "pagesleuth lackey: --peak-detector: '%s' is not prominence "
+						"or paper\n", val);
+				return -1;
+			}
+			o->peak_paper = val[1] == 'a';
+		} else if (strcmp(name, "--peak-min") == 0) {
+			if (parse_u64(name, val, 0, 100, &o->peak_min) < 0)
+				return -1;
+		} else if (strcmp(name, "--peak-max") == 0) {
+			if (parse_u64(name, val, 1, 100000, &o->peak_max) < 0)
+				return -1;
 		} else if (strcmp(name, "--peak-window") == 0) {
 			if (parse_u64(name, val, 1, 100000, &o->peak_window) < 0)
 				return -1;
@@ -191,6 +207,7 @@ struct conv {
 	struct ws_clock clock;
 	struct ws_set set[2];
 	struct ws_peak peak[2];
+	struct ws_prom prom[2];
 	struct ps_writer *w;
 	struct ps_header hdr;
 	bool header_done;
@@ -229,30 +246,71 @@ static int write_peak(struct conv *c, int k)
 	return write_kv(c, "peak", kv, sizeof kv / sizeof kv[0]);
 }
 
+/* The sample due at clock.next_t, written at t (partial: the end of the run before it, as the
+ * Valgrind tool does). */
+static int take_sample(struct conv *c, uint64_t t, uint64_t partial)
+{
+	uint64_t v[2];
+	for (int k = 0; k < 2; k++)
+		v[k] = ws_sample(&c->set[k]);
+	char ts[24], code[24], data[24], tau[24], part[24];
+	snprintf(ts, sizeof ts, "%llu", (unsigned long long)t);
+	snprintf(code, sizeof code, "%llu", (unsigned long long)v[CODE]);
+	snprintf(data, sizeof data, "%llu", (unsigned long long)v[DATA]);
+	snprintf(tau, sizeof tau, "%llu", (unsigned long long)c->o.tau);
+	snprintf(part, sizeof part, "%llu", (unsigned long long)partial);
+	const char *kv[] = { "t", ts, "tid", "0", "code", code, "data", data, "tau", tau,
+			     "partial", part };
+	if (header(c) < 0 || write_kv(c, "ws", kv, sizeof kv / sizeof kv[0] - (partial ? 0 : 2)) < 0)
+		return -1;
+	if (c->o.peaks)
+		for (int k = 0; k < 2; k++) {
+			if (!c->o.peak_paper)
+				ws_prom_feed(&c->prom[k], t, v[k], 0);
+			else if (ws_peak_feed(&c->peak[k], t, v[k]) == WS_PEAK_END && write_peak(c, k) < 0)
+				return -1;
+		}
+	return 0;
+}
+
 /* Samples due strictly before time now. */
 static int catch_up(struct conv *c, uint64_t now)
 {
 	while (c->clock.next_t < now) {
-		uint64_t v[2];
-		for (int k = 0; k < 2; k++)
-			v[k] = ws_sample(&c->set[k]);
-		char t[24], code[24], data[24], tau[24];
-		snprintf(t, sizeof t, "%llu", (unsigned long long)c->clock.next_t);
-		snprintf(code, sizeof code, "%llu", (unsigned long long)v[CODE]);
-		snprintf(data, sizeof data, "%llu", (unsigned long long)v[DATA]);
-		snprintf(tau, sizeof tau, "%llu", (unsigned long long)c->o.tau);
-		const char *kv[] = { "t", t, "tid", "0", "code", code, "data", data, "tau", tau };
-		if (header(c) < 0 || write_kv(c, "ws", kv, sizeof kv / sizeof kv[0]) < 0)
+		if (take_sample(c, c->clock.next_t, 0) < 0)
 			return -1;
-		if (c->o.peaks)
-			for (int k = 0; k < 2; k++)
-				if (ws_peak_feed(&c->peak[k], c->clock.next_t, v[k]) == WS_PEAK_END &&
-				    write_peak(c, k) < 0)
-					return -1;
 		ws_clock_advance(&c->clock);
 		c->last_page[CODE] = c->last_page[DATA] = UINT64_MAX;
 	}
 	return 0;
+}
+
+/* The prominence detector's peaks, ranked, as the tool writes them (without stacks). */
+static int write_prom_peaks(struct conv *c, int k)
+{
+	ws_prom_finish(&c->prom[k]);
+	if (c->prom[k].failed) {
+		fprintf(stderr, "pagesleuth lackey: out of memory in the peak detector\n");
+		return -1;
+	}
+	struct ws_prom_peak *out = calloc(c->o.peak_max, sizeof *out);
+	if (!out)
+		return -1;
+	size_t n = ws_prom_result(&c->prom[k], (unsigned)c->o.peak_min, c->o.peak_max, out);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char v[6][24];
+		const uint64_t x[6] = { out[i].t, out[i].pages, out[i].start, out[i].prominence, i + 1,
+					out[i].repeats };
+		for (int j = 0; j < 6; j++)
+			snprintf(v[j], sizeof v[j], "%llu", (unsigned long long)x[j]);
+		const char *kv[] = { "t", v[0], "tid", "0", "kind", k == CODE ? "code" : "data",
+				     "pages", v[1], "stack", NULL, "start", v[2], "prominence", v[3],
+				     "rank", v[4], "repeats", v[5] };
+		rc = write_kv(c, "peak", kv, sizeof kv / sizeof kv[0]);
+	}
+	free(out);
+	return rc;
 }
 
 static int touch(struct conv *c, int k, uint64_t page)
@@ -377,10 +435,18 @@ static int finish(struct conv *c)
 {
 	if (catch_up(c, c->t + 1) < 0 || header(c) < 0)
 		return -1;
+	uint64_t last = c->clock.next_t - c->clock.every;
+	if (c->t > last && take_sample(c, c->t, c->t - last) < 0)
+		return -1;
 	if (c->o.peaks)
-		for (int k = 0; k < 2; k++)
-			if (c->peak[k].in_peak && write_peak(c, k) < 0)
+		for (int k = 0; k < 2; k++) {
+			if (!c->o.peak_paper) {
+				if (write_prom_peaks(c, k) < 0)
+					return -1;
+			} else if (c->peak[k].in_peak && write_peak(c, k) < 0) {
 				return -1;
+			}
+		}
 	char t[24], tau[24], samples[24], avg[2][32], peak[2][24], total[2][24];
 	snprintf(t, sizeof t, "%llu", (unsigned long long)c->t);
 	snprintf(tau, sizeof tau, "%llu", (unsigned long long)c->o.tau);
@@ -434,6 +500,10 @@ int ps_cmd_lackey(int argc, char **argv)
 	}
 	for (int k = 0; k < 2; k++) {
 		ws_peak_init(&c.peak[k], (uint32_t)c.o.peak_window, c.o.peak_gain, c.o.peak_adapt);
+		if (ws_prom_init(&c.prom[k], &a) < 0) {
+			fprintf(stderr, "pagesleuth lackey: out of memory\n");
+			return 1;
+		}
 		c.last_page[k] = UINT64_MAX;
 	}
 	char *err = NULL;
@@ -518,8 +588,10 @@ int ps_cmd_lackey(int argc, char **argv)
 	free(buf);
 	if (fd > 0)
 		close(fd);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 2; k++) {
 		ws_set_free(&c.set[k]);
+		ws_prom_free(&c.prom[k]);
+	}
 	if (ps_writer_close(c.w, failed, &err) < 0) {
 		fprintf(stderr, "pagesleuth lackey: %s\n", err ? err : "cannot write the records");
 		free(err);

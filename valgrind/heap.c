@@ -3,12 +3,14 @@
  * block table (an OSet of address ranges: exact lookup for free, containment lookup for
  * per-object accounting), and allocation sites (one per distinct allocation stack).
  *
- * Malloc is always replaced (the core preloads vgpreload_pagesleuth whenever it exists, and
- * its functions call the tool's), but allocation stacks are recorded only when
- * --objects=yes or --alloc-tree=yes (the default). What the core must provide besides
- * (variable debug info for --objects) is decided in pre_clo_init, before options are
- * parsed, so the command line is read there once. Block contents are copied by the tool
- * (realloc) or zeroed (calloc) outside the client's instructions: those bytes are not
+ * Malloc is replaced only when a heap analysis is asked for (--objects=yes, --alloc-tree=yes
+ * or --alloc-rules): otherwise the program runs its own allocator, as it does natively. The
+ * core decides neither: it preloads vgpreload_pagesleuth whenever the file exists (before
+ * any tool code runs), so without heap analysis the tool blanks its path out of the client's
+ * LD_PRELOAD (keep_own_allocator). What must be decided before options are parsed (the
+ * replacement, variable debug info for --objects, libc's clean-up at exit) is decided in
+ * pre_clo_init, so the command line is read there once. Block contents are copied by the
+ * tool (realloc) or zeroed (calloc) outside the client's instructions: those bytes are not
  * counted as client accesses. */
 #include <stddef.h>
 
@@ -20,6 +22,7 @@
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_oset.h"
@@ -33,10 +36,11 @@
 Bool ps_obj_enabled = False;
 Bool ps_obj_globals = True;
 static Bool var_info; /* variable debug info requested (objects with globals) */
-Bool ps_alloc_tree_enabled = True;
+Bool ps_alloc_tree_enabled = False;
+static Bool tree_said;  /* --alloc-tree given: --alloc-rules does not turn the tree on */
 UInt ps_obj_stack_depth = 0;
 static const HChar *rules_path;
-static Bool heap_on; /* allocation stacks recorded (objects or tree) */
+static Bool heap_on; /* allocation stacks recorded (objects or tree): malloc replaced */
 
 /* "--objects=yes" or "--pagesleuth:objects=yes" -> "objects=yes"; NULL for other args. */
 static const HChar *own_option(const HChar *arg)
@@ -50,8 +54,9 @@ static const HChar *own_option(const HChar *arg)
 
 /* Decide, before option parsing, what the core must provide (malloc replacement, variable
  * debug info); the last occurrence of an option wins, as in normal parsing. Bad values are
- * left to ps_heap_process_cmd_line_option, which reports them. */
-static void prescan_options(Bool *objects, Bool *globals, Bool *tree, Bool *rules)
+ * left to ps_heap_process_cmd_line_option, which reports them. *tree is set only when
+ * --alloc-tree is given. */
+static void prescan_options(Bool *objects, Bool *globals, Bool *tree, Bool *tree_given, Bool *rules)
 {
 	XArray *args = VG_(args_for_valgrind);
 	Word n = args ? VG_(sizeXA)(args) : 0;
@@ -68,12 +73,43 @@ static void prescan_options(Bool *objects, Bool *globals, Bool *tree, Bool *rule
 		else if (VG_STREQ(o, "obj-globals=no"))
 			*globals = False;
 		else if (VG_STREQ(o, "alloc-tree=yes"))
-			*tree = True;
+			*tree = *tree_given = True;
 		else if (VG_STREQ(o, "alloc-tree=no"))
-			*tree = False;
+			*tree = False, *tree_given = True;
 		else if (VG_STREQN(12, o, "alloc-rules="))
 			*rules = True;
 	}
+}
+
+/* No heap analysis: the program keeps its own allocator. The core has put this tool's
+ * preload into the client's LD_PRELOAD ("core.so:tool.so[:the user's]", on the client's
+ * stack, before pre_clo_init); its path is overwritten with spaces, which the dynamic loader
+ * skips like the colons, so no string of the environment moves and the program's own
+ * getenv and stack see the layout they would with the preload. False if it is not there
+ * (the VALGRIND_LIB has no preload: nothing to do). */
+static Bool keep_own_allocator(void)
+{
+	HChar path[4096];
+	if (VG_(snprintf)(path, sizeof path, "%s/vgpreload_pagesleuth-%s.so", VG_(libdir),
+			  PS_VG_PLATFORM) >= (Int)sizeof path)
+		return False;
+	SizeT len = VG_(strlen)(path);
+	for (HChar **e = VG_(client_envp); e && *e; e++) {
+		if (VG_(strncmp)(*e, "LD_PRELOAD=", 11) != 0)
+			continue;
+		for (HChar *p = *e + 11; *p;) {
+			HChar *end = p;
+			while (*end && *end != ':' && *end != ' ')
+				end++;
+			if ((SizeT)(end - p) == len && VG_(strncmp)(p, path, len) == 0) {
+				VG_(memset)(p, ' ', len);
+				return True;
+			}
+			p = *end ? end + 1 : end;
+		}
+		break; /* the loader reads the first LD_PRELOAD only, as the core writes it */
+	}
+	return False;
 }
 
 /* ---- live blocks ---------------------------------------------------------------------------- */
@@ -316,17 +352,34 @@ static SizeT ps_usable_size(ThreadId tid, void *p)
 /* ---- hooks (ps_tool.h) ---------------------------------------------------------------------- */
 void ps_heap_pre_clo_init(void)
 {
-	Bool objects = False, globals = True, tree = True, rules = False;
-	prescan_options(&objects, &globals, &tree, &rules);
-	if (rules && !tree) {
+	Bool objects = False, globals = True, tree = False, tree_given = False, rules = False;
+	prescan_options(&objects, &globals, &tree, &tree_given, &rules);
+	if (rules && tree_given && !tree) {
 		VG_(fmsg)("--alloc-rules needs the allocation tree: drop --alloc-tree=no\n");
 		VG_(exit)(1);
 	}
+	tree = tree || rules;
 	heap_on = objects || tree;
-	VG_(needs_malloc_replacement)(ps_malloc, ps_malloc, ps_new_aligned, ps_malloc,
+	if (heap_on) {
+		VG_(needs_malloc_replacement)(ps_malloc, ps_malloc, ps_new_aligned, ps_malloc,
 					      ps_new_aligned, ps_memalign, ps_calloc, ps_free,
 					      ps_free, ps_delete_aligned, ps_free, ps_delete_aligned,
 					      ps_realloc, ps_usable_size, 0);
+		/* The blocks live at exit are the program's: libc's and libstdc++'s own buffers
+		 * (stdio's, locale data) are freed first by __libc_freeres and
+		 * __gnu_cxx::__freeres, which the core runs in the client before fini (as for
+		 * memcheck and DHAT; --run-libc-freeres=no keeps them). Their instructions are
+		 * not the program's: the working set ends before (ps_ws_finish). */
+		VG_(needs_libc_freeres)();
+		VG_(needs_cxx_freeres)();
+	} else if (!keep_own_allocator()) {
+		/* No preload was found to remove. Should the core load one after all, its
+		 * functions find the tool's behind them: malloc replaced, nothing recorded. */
+		VG_(needs_malloc_replacement)(ps_malloc, ps_malloc, ps_new_aligned, ps_malloc,
+					      ps_new_aligned, ps_memalign, ps_calloc, ps_free,
+					      ps_free, ps_delete_aligned, ps_free, ps_delete_aligned,
+					      ps_realloc, ps_usable_size, 0);
+	}
 	/* Global variables' addresses and sizes come from the DWARF variable info, which the
 	 * core reads only when a tool asks for it before option parsing. Reading it is a fixed
 	 * start-up cost (1.7 s of CPU with Debian's libc6-dbg installed): --obj-globals=no
@@ -344,7 +397,7 @@ Bool ps_heap_process_cmd_line_option(const HChar *arg)
 	else if VG_BOOL_CLO(arg, "--obj-globals", b)
 		ps_obj_globals = b;
 	else if VG_BOOL_CLO(arg, "--alloc-tree", b)
-		ps_alloc_tree_enabled = b;
+		ps_alloc_tree_enabled = b, tree_said = True;
 	else if VG_BINT_CLO(arg, "--obj-stack-depth", ps_obj_stack_depth, 1, MAX_FRAMES)
 		{}
 	else if VG_STR_CLO(arg, "--alloc-rules", rules_path) {
@@ -366,13 +419,21 @@ void ps_heap_print_usage(void)
 "                              debug info costs start-up time [yes]\n"
 "    --obj-stack-depth=N       frames of the allocation stack that tell heap objects\n"
 "                              apart (1..%d) [all Valgrind records, see --num-callers]\n"
-"    --alloc-tree=yes|no       allocation tree: current/peak bytes per stack and group [yes]\n"
+"    --alloc-tree=yes|no       allocation tree: current/peak bytes per stack and group\n"
+"                              [no; yes with --alloc-rules]\n"
 "    --alloc-rules=FILE        group and trim allocation stacks by rules\n"
-"                              (docs/alloc-rules.md)\n", MAX_FRAMES);
+"                              (docs/alloc-rules.md)\n"
+"    Any of --objects=yes, --alloc-tree=yes, --alloc-rules replaces malloc by the tool's\n"
+"    (Valgrind's allocator: other code, other addresses); without them the program runs\n"
+"    its own.\n", MAX_FRAMES);
 }
 
 void ps_heap_post_clo_init(void)
 {
+	/* rules group the tree: asking for them asks for it (with --alloc-tree=no the prescan
+	 * stopped the run) */
+	if (rules_path && !tree_said)
+		ps_alloc_tree_enabled = True;
 	/* The prescan and the parsed options agree (same arguments, same last-one-wins). */
 	tl_assert(heap_on == (ps_obj_enabled || ps_alloc_tree_enabled));
 	tl_assert(var_info == (ps_obj_enabled && ps_obj_globals));
@@ -383,6 +444,12 @@ void ps_heap_post_clo_init(void)
 		ps_objects_init();
 	if (ps_alloc_tree_enabled)
 		ps_alloc_tree_init();
+}
+
+void ps_heap_end_of_run(void)
+{
+	if (ps_obj_enabled)
+		ps_objects_end_of_run();
 }
 
 void ps_heap_fini(void)

@@ -47,6 +47,7 @@ void ps_objects_init(void);
 struct ps_obj *ps_objects_site(const Addr *ips, UInt n);
 void ps_objects_block_added(struct ps_obj *o, Addr start, SizeT size);
 void ps_objects_block_removed(Addr start, SizeT size);
+void ps_objects_end_of_run(void);
 void ps_objects_fini(void);
 
 /* ---- alloc_tree.c --------------------------------------------------------------------- */

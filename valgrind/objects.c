@@ -421,6 +421,13 @@ static void write_obj(struct ps_obj *o, UInt id)
 	ps_rec_end();
 }
 
+void ps_objects_end_of_run(void)
+{
+	/* counts kept so far go to their object; the generated code's range is emptied, so
+	 * every later access reaches the helper, which counts nothing more */
+	forget_range();
+}
+
 void ps_objects_fini(void)
 {
 	/* Every heap object (they were allocated, even if never touched); global variables only

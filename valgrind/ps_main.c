@@ -107,6 +107,12 @@ static Bool process_option(const HChar *arg)
 	} else if VG_BINT_CLO(arg, "--hot", hot, 0, 1000000) {
 		ps_clo_hot = (UInt)hot;
 	} else if VG_BOOL_CLO(arg, "--peaks", ps_clo_peaks) {
+	} else if VG_XACT_CLO(arg, "--peak-detector=prominence", ps_clo_peak_paper, False) {
+	} else if VG_XACT_CLO(arg, "--peak-detector=paper", ps_clo_peak_paper, True) {
+	} else if VG_BINT_CLO(arg, "--peak-min", window, 0, 100) {
+		ps_clo_peak_min = (UInt)window;
+	} else if VG_BINT_CLO(arg, "--peak-max", window, 1, 100000) {
+		ps_clo_peak_max = (UInt)window;
 	} else if VG_BINT_CLO(arg, "--peak-window", window, 1, 100000) {
 		ps_clo_peak_window = (UInt)window;
 	} else if VG_DBL_CLO(arg, "--peak-gain", ps_clo_peak_gain) {
@@ -130,9 +136,14 @@ static void print_usage(void)
 "    --page-size=N           page size in bytes, a power of two >= 512 [4096]\n"
 "    --hot=N                 report the N most accessed code and data pages [0 = off]\n"
 "    --peaks=yes|no          detect working-set peaks, with call stacks [yes]\n"
-"    --peak-window=W         samples in the moving average and variance [30]\n"
-"    --peak-gain=G           threshold gain: higher finds fewer peaks [2]\n"
-"    --peak-adapt=A          weight of a peak sample fed back to the averages, 0-1 [0]\n");
+"    --peak-detector=prominence|paper  peaks ranked by prominence, or the paper's\n"
+"                            online detector (moving average and variance) [prominence]\n"
+"    --peak-min=PCT          prominence: at least PCT%% of the highest sample [10]\n"
+"    --peak-max=N            prominence: at most N peaks of each kind [10]\n"
+"    --peak-window=W         paper: samples in the moving average and variance [30]\n"
+"    --peak-gain=G           paper: threshold gain, higher finds fewer peaks [2]\n"
+"    --peak-adapt=A          paper: weight of a peak sample fed back to the averages,\n"
+"                            0-1 [0]\n");
 	ps_heap_print_usage();
 }
 
@@ -464,16 +475,45 @@ static void on_thread_exit(ThreadId tid)
 
 /* ---- start and end -------------------------------------------------------------------- */
 
+/* --ws-tau's bound depends on --ws-every, given in either order: checked on the command line
+ * before the options are parsed one by one, so a run that cannot start stops before
+ * Valgrind's banner (post_clo_init comes after it). The last occurrence of each counts, as
+ * in parsing; values that are not numbers are left to process_option to report. */
+static void check_tau_bound(void)
+{
+	Long every = 100000, tau = 0;
+	XArray *args = VG_(args_for_valgrind);
+	for (Word i = 0; args && i < VG_(sizeXA)(args); i++) {
+		const HChar *a = *(HChar **)VG_(indexXA)(args, i);
+		if (VG_(strncmp)(a, "--pagesleuth:", 13) == 0)
+			a += 13;
+		else if (a[0] == '-' && a[1] == '-')
+			a += 2;
+		else
+			continue;
+		Long *dst = VG_(strncmp)(a, "ws-every=", 9) == 0 ? &every :
+			    VG_(strncmp)(a, "ws-tau=", 7) == 0 ? &tau : NULL;
+		if (!dst)
+			continue;
+		const HChar *v = VG_(strchr)(a, '=') + 1;
+		HChar *end;
+		Long n = VG_(strtoll10)(v, &end);
+		if (*v && !*end && n > 0)
+			*dst = n;
+	}
+	if (tau && (ULong)tau / (ULong)every > WS_MAX_RING - 2) {
+		VG_(fmsg)("Bad option: --ws-tau=%lld: --ws-tau may be at most %u times --ws-every\n",
+			  tau, WS_MAX_RING - 2);
+		VG_(exit)(1);
+	}
+}
+
 static void post_clo_init(void)
 {
 	if (clo_tau == 0)
 		clo_tau = clo_every;
-	if ((ULong)clo_tau / (ULong)clo_every > WS_MAX_RING - 2) {
-		/* not VG_(fmsg_bad_option): after option processing it does not exit */
-		VG_(fmsg)("Bad option: --ws-tau=%lld: --ws-tau may be at most %u times --ws-every\n",
-			  clo_tau, WS_MAX_RING - 2);
-		VG_(exit)(1);
-	}
+	/* check_tau_bound saw the same arguments */
+	tl_assert((ULong)clo_tau / (ULong)clo_every <= WS_MAX_RING - 2);
 	ps_clo_every = (ULong)clo_every;
 	ps_clo_tau = (ULong)clo_tau;
 	ps_clo_page_shift = 0;
@@ -512,13 +552,27 @@ static void post_clo_init(void)
 static Bool finished;
 static Bool exec_pending; /* finished at an exec that has not returned yet */
 
-/* The last samples, open peaks, summaries, hot pages, heap records; then the file is synced
- * and renamed. False (the reason said in one line) if it could not be written. */
+/* The end of the program's own work: the working set's last samples, peaks and summaries,
+ * the hot pages; accesses are no longer counted. At exit_group (before the core runs
+ * __libc_freeres in the client), at an exec, or at fini (a fatal signal). */
+static void end_of_run(void)
+{
+	static Bool done;
+	if (done)
+		return;
+	done = True;
+	ps_ws_finish();
+	ps_hot_write();
+	ps_heap_end_of_run();
+}
+
+/* Everything the run has not written yet (the heap records, after libc's clean-up), then the
+ * file is synced and renamed. False (the reason said in one line) if it could not be
+ * written. */
 static Bool finish_records(void)
 {
 	finished = True;
-	ps_ws_fini();
-	ps_hot_write();
+	end_of_run();
 	ps_heap_fini();
 	/* last: the tid=0 summary closes the trace, so a reader seeing it has seen everything */
 	ps_ws_write_process_summary();
@@ -533,7 +587,8 @@ static void fini(Int exitcode)
 	if (!finish_records())
 		VG_(exit)(1); /* the program's own status would hide the lost records */
 	if (VG_(clo_verbosity) > 0) /* -q: only errors */
-		VG_(umsg)("pagesleuth: %llu instructions; records in %s\n", ps_instr_count, ps_out_path);
+		VG_(umsg)("pagesleuth: %llu instructions; records in %s\n", ps_ws_end_time(),
+			  ps_out_path);
 }
 
 /* A forked child runs in a copy of the tool, with the parent's record file open and a copy
@@ -578,7 +633,15 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 {
 	(void)tid;
 	(void)nargs;
-	if (finished || (sysno != __NR_execve && sysno != __NR_execveat))
+	if (finished)
+		return;
+	/* The program ends: what follows (__libc_freeres, run by the core for the heap
+	 * modules) is not its work. A last thread's exit ends it too. */
+	if (sysno == __NR_exit_group || (sysno == __NR_exit && ps_ws_live_threads() <= 1)) {
+		end_of_run();
+		return;
+	}
+	if (sysno != __NR_execve && sysno != __NR_execveat)
 		return;
 	HChar path[4096], name[4096];
 	if (sysno == __NR_execve) {
@@ -598,8 +661,8 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs)
 		return;
 	exec_pending = True;
 	if (finish_records() && VG_(clo_verbosity) > 0)
-		VG_(umsg)("pagesleuth: %llu instructions until exec; records in %s\n", ps_instr_count,
-			  ps_out_path);
+		VG_(umsg)("pagesleuth: %llu instructions until exec; records in %s\n",
+			  ps_ws_end_time(), ps_out_path);
 }
 
 static void post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs, SysRes res)
@@ -630,6 +693,7 @@ static void pre_clo_init(void)
 	VG_(track_start_client_code)(on_start_client_code);
 	VG_(track_pre_thread_ll_create)(on_thread_create);
 	VG_(track_pre_thread_ll_exit)(on_thread_exit);
+	check_tau_bound();
 	ps_heap_pre_clo_init();
 }
 

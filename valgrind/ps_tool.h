@@ -88,6 +88,9 @@ void ps_obj_access(Addr a, SizeT size, Bool is_store);
 extern ULong ps_obj_lo, ps_obj_len, ps_obj_pend[2];
 #define PS_OBJ_PEND_SHIFT 40
 #define PS_MAX_EPOCH (1ull << 20)
+/* The end of the run (ps_ws_finish): stop counting accesses; blocks are still tracked (the
+ * core may run __libc_freeres next, whose frees count). */
+void ps_heap_end_of_run(void);
 void ps_heap_fini(void);           /* writes obj and alloc records; the file still open */
 
 /* ---- tool core internals (ps_main, ws, hot, frames, out; the heap modules need not use them) */
@@ -107,6 +110,8 @@ void ps_out_header(const HChar *source, UInt page_size, const HChar *progname, I
 extern ULong ps_clo_every, ps_clo_tau;
 extern UInt ps_clo_page_shift;
 extern Bool ps_clo_peaks;
+extern Bool ps_clo_peak_paper;        /* --peak-detector=paper: the online detector */
+extern UInt ps_clo_peak_min, ps_clo_peak_max; /* prominence: percent of the highest, lines */
 extern UInt ps_clo_peak_window;
 extern double ps_clo_peak_gain, ps_clo_peak_adapt;
 extern UInt ps_clo_hot;               /* hot pages to report, 0 = off */
@@ -115,7 +120,13 @@ void ps_ws_thread_start(ThreadId vg_tid); /* a thread was created / the main thr
 void ps_ws_thread_exit(ThreadId vg_tid);
 void ps_ws_switch_thread(ThreadId vg_tid); /* this thread runs client code from now on */
 void ps_ws_catch_up(ULong now);       /* take the samples due at or before now-1 */
-void ps_ws_fini(void);                /* last samples, open peaks, threads' summaries */
+/* The end of the run (exit_group, the last thread's exit, an exec, or fini): the samples due,
+ * the final partial sample, the peaks, live threads' summaries. Nothing is counted after it
+ * (the core runs __libc_freeres in the client before fini when the heap modules asked for
+ * it: libc's clean-up, not the program's work). Idempotent. */
+void ps_ws_finish(void);
+ULong ps_ws_end_time(void);           /* instructions of the run (frozen at its end) */
+UInt ps_ws_live_threads(void);
 /* The tid=0 summary: the file's last record (docs/record-format.md), written by ps_main.c
  * after every other record, hot pages and heap records included. */
 void ps_ws_write_process_summary(void);

@@ -1,7 +1,8 @@
 /* ws.c - working set over time in the tool: code and data pages, for the whole process
- * (tid=0, a page shared between threads counts once) and for each thread, on the sampling
- * clock of trace/ws_core; online peak detection on the process series with the running
- * thread's call stack at each peak's maximum.
+ * (tid=0, a page shared between threads counted once) and for each thread, on the sampling
+ * clock of trace/ws_core, with a final partial sample at the end of the run; peaks of the
+ * process series (by prominence, or the paper's online detector) with the running thread's
+ * call stack at each peak's onset.
  *
  * Speed: the generated code skips the helpers for accesses to the page the last one touched
  * in the current epoch (a time range in which a touch's expiry sample does not change, at
@@ -9,6 +10,7 @@
  * (page, epoch) catches other pages touched again in the epoch, so only the first touch of
  * a page per epoch reaches the window sets. */
 #include "pub_tool_basics.h"
+#include "pub_tool_execontext.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
@@ -21,6 +23,8 @@
 ULong ps_clo_every = 100000, ps_clo_tau = 0;
 UInt ps_clo_page_shift = 12;
 Bool ps_clo_peaks = True;
+Bool ps_clo_peak_paper = False;
+UInt ps_clo_peak_min = 10, ps_clo_peak_max = 10;
 UInt ps_clo_peak_window = 30;
 double ps_clo_peak_gain = 2.0, ps_clo_peak_adapt = 0.0;
 UInt ps_clo_hot = 0;
@@ -98,6 +102,12 @@ struct peak_state {
 	ULong start;            /* the onset sample's time */
 };
 static struct peak_state peaks[NKIND];
+static struct ws_prom prom[NKIND]; /* the default detector */
+
+/* The end of the run (ps_ws_finish): nothing is counted after it (the core may run
+ * __libc_freeres in the client before fini: not the program's own work). */
+static Bool ended;
+static ULong end_t;
 
 static void *vg_alloc(void *ctx, SizeT n)
 {
@@ -127,6 +137,8 @@ void ps_ws_init(void)
 	for (int k = 0; k < NKIND; k++) {
 		set_init(&proc[k]);
 		ws_peak_init(&peaks[k].det, ps_clo_peak_window, ps_clo_peak_gain, ps_clo_peak_adapt);
+		if (ws_prom_init(&prom[k], &alloc) != 0)
+			VG_(tool_panic)((HChar *)"pagesleuth: out of memory");
 	}
 	by_vg_tid = VG_(calloc)("ps.threads", VG_N_THREADS, sizeof *by_vg_tid);
 	for (int k = 0; k < NKIND; k++)
@@ -165,7 +177,7 @@ void ps_ws_thread_start(ThreadId vg)
 static void write_summary(UInt tid, const struct ws_set *set)
 {
 	ps_rec_begin("ws");
-	ps_rec_u("t", ps_instr_count);
+	ps_rec_u("t", ended ? end_t : ps_instr_count);
 	ps_rec_u("tid", tid);
 	ps_rec_raw("code", "-");
 	ps_rec_raw("data", "-");
@@ -186,9 +198,11 @@ void ps_ws_thread_exit(ThreadId vg)
 	struct thread_ws *th = vg < VG_N_THREADS ? by_vg_tid[vg] : NULL;
 	if (!th)
 		return;
-	/* samples due before its exit first, so its series ends at the right place */
-	ps_ws_catch_up(ps_instr_count + 1);
-	write_summary(th->num, one_thread ? proc : th->set);
+	if (!ended) {
+		/* samples due before its exit first, so its series ends at the right place */
+		ps_ws_catch_up(ps_instr_count + 1);
+		write_summary(th->num, one_thread ? proc : th->set);
+	}
 	for (struct thread_ws **p = &threads; *p; p = &(*p)->next)
 		if (*p == th) {
 			*p = th->next;
@@ -252,45 +266,72 @@ static void feed_peak(int k, ULong t, ULong pages)
 	}
 }
 
+/* The tag of a sample for the prominence detector: the running thread and its stack (an
+ * ExeContext's unique number), taken only when the sample may be a peak's onset. */
+static ULong onset_tag(void)
+{
+	Bool want = False;
+	for (int k = 0; k < NKIND; k++)
+		want |= ws_prom_wants_tag(&prom[k]);
+	if (!want || !cur)
+		return 0;
+	ExeContext *ec = VG_(record_ExeContext)(cur->vg, 0);
+	return (ULong)cur->num << 32 | VG_(get_ECU_from_ExeContext)(ec);
+}
+
+static void write_sample(ULong t, UInt tid, ULong code, ULong data, ULong partial)
+{
+	ps_rec_begin("ws");
+	ps_rec_u("t", t);
+	ps_rec_u("tid", tid);
+	ps_rec_u("code", code);
+	ps_rec_u("data", data);
+	ps_rec_u("tau", ps_clo_tau);
+	if (partial)
+		ps_rec_u("partial", partial);
+	ps_rec_end();
+}
+
+/* The sample due at clock.next_t, recorded at t: t = next_t, or the end of the run before it
+ * (partial = t - the previous sample's time: the pages the sample at next_t would count had
+ * the program stopped at t). */
+static void take_sample(ULong t, ULong partial)
+{
+	ULong pages[NKIND];
+	for (int k = 0; k < NKIND; k++)
+		pages[k] = ws_sample(&proc[k]);
+	write_sample(t, 0, pages[CODE], pages[DATA], partial);
+	/* While the process has one thread, its samples are the process's: not written twice
+	 * (readers take tid 0's, docs/record-format.md). */
+	if (!one_thread)
+		for (struct thread_ws *th = threads; th; th = th->next) {
+			ULong c = ws_sample(&th->set[CODE]);
+			write_sample(t, th->num, c, ws_sample(&th->set[DATA]), partial);
+		}
+	if (!ps_clo_peaks)
+		return;
+	if (ps_clo_peak_paper) {
+		for (int k = 0; k < NKIND; k++)
+			feed_peak(k, t, pages[k]);
+		return;
+	}
+	ULong tag = onset_tag();
+	for (int k = 0; k < NKIND; k++)
+		ws_prom_feed(&prom[k], t, pages[k], tag);
+}
+
 /* Take every sample due strictly before now (touches at now come after them). */
 static void take_samples(ULong now)
 {
 	while (clock.next_t < now) {
-		ULong t = clock.next_t;
-		ULong pages[NKIND];
-		for (int k = 0; k < NKIND; k++)
-			pages[k] = ws_sample(&proc[k]);
-		ps_rec_begin("ws");
-		ps_rec_u("t", t);
-		ps_rec_u("tid", 0);
-		ps_rec_u("code", pages[CODE]);
-		ps_rec_u("data", pages[DATA]);
-		ps_rec_u("tau", ps_clo_tau);
-		ps_rec_end();
-		for (struct thread_ws *th = threads; th; th = th->next) {
-			ULong c = pages[CODE], d = pages[DATA];
-			if (!one_thread) {
-				c = ws_sample(&th->set[CODE]);
-				d = ws_sample(&th->set[DATA]);
-			}
-			ps_rec_begin("ws");
-			ps_rec_u("t", t);
-			ps_rec_u("tid", th->num);
-			ps_rec_u("code", c);
-			ps_rec_u("data", d);
-			ps_rec_u("tau", ps_clo_tau);
-			ps_rec_end();
-		}
-		if (ps_clo_peaks)
-			for (int k = 0; k < NKIND; k++)
-				feed_peak(k, t, pages[k]);
+		take_sample(clock.next_t, 0);
 		ws_clock_advance(&clock);
 	}
 }
 
 void ps_ws_catch_up(ULong now)
 {
-	if (now <= epoch_end)
+	if (now <= epoch_end || ended)
 		return;
 	take_samples(now);
 	/* a new epoch: cached pages must be touched again once */
@@ -339,8 +380,11 @@ static inline void data_access(Addr a, UWord arg, Addr ip, ULong count)
 	__builtin_prefetch((const void *)a);
 	ULong now = ps_instr_count + (arg >> 32);
 	SizeT size = arg & 0xffff;
-	if (UNLIKELY(now > epoch_end))
+	if (UNLIKELY(now > epoch_end)) {
+		if (ended)
+			return; /* epoch_end is 0 from the end of the run on */
 		ps_ws_catch_up(now);
+	}
 	ULong first = a >> ps_clo_page_shift, last = (a + (size ? size - 1 : 0)) >> ps_clo_page_shift;
 	struct ws_page *pe = touch(DATA, first, now, ip, count);
 	if (UNLIKELY(last != first)) {
@@ -370,8 +414,11 @@ VG_REGPARM(3) void ps_h_data_hot(Addr a, UWord arg, Addr ip)
 VG_REGPARM(2) void ps_h_code(Addr ip, UWord arg)
 {
 	ULong now = ps_instr_count + (arg >> 32);
-	if (UNLIKELY(now > epoch_end))
+	if (UNLIKELY(now > epoch_end)) {
+		if (ended)
+			return;
 		ps_ws_catch_up(now);
+	}
 	ULong page = ip >> ps_clo_page_shift;
 	struct ws_page *pe = touch(CODE, page, now, ip, ps_clo_hot ? (arg & 0xffff) : 0);
 	if (now + ((arg >> PS_ARG_LEFT_SHIFT) & PS_ARG_LEFT_MAX) <= epoch_end) {
@@ -389,16 +436,74 @@ const struct ws_set *ps_ws_proc_set(int data)
 	return &proc[data ? DATA : CODE];
 }
 
-void ps_ws_fini(void)
+static void write_prom_peaks(int k)
 {
+	struct ws_prom_peak *out = VG_(malloc)("ps.peaks", ps_clo_peak_max * sizeof *out);
+	ws_prom_finish(&prom[k]);
+	if (prom[k].failed)
+		VG_(umsg)("pagesleuth: out of memory in the peak detector: %s peaks are missing\n",
+			  kind_name[k]);
+	size_t n = ws_prom_result(&prom[k], ps_clo_peak_min, ps_clo_peak_max, out);
+	for (size_t i = 0; i < n; i++) {
+		HChar stack[1024] = "-";
+		UInt tid = (UInt)(out[i].tag >> 32);
+		ExeContext *ec = out[i].tag ? VG_(get_ExeContext_from_ECU)((UInt)out[i].tag) : NULL;
+		if (ec)
+			ps_stack_ids(ec, stack, sizeof stack); /* frame records first */
+		ps_rec_begin("peak");
+		ps_rec_u("t", out[i].t);
+		ps_rec_u("tid", tid);
+		ps_rec_raw("kind", kind_name[k]);
+		ps_rec_u("pages", out[i].pages);
+		ps_rec_raw("stack", stack);
+		ps_rec_u("start", out[i].start);
+		ps_rec_u("prominence", out[i].prominence);
+		ps_rec_u("rank", i + 1);
+		ps_rec_u("repeats", out[i].repeats);
+		ps_rec_end();
+	}
+	VG_(free)(out);
+	ws_prom_free(&prom[k]);
+}
+
+void ps_ws_finish(void)
+{
+	if (ended)
+		return;
 	flush_data_hot();
-	ps_ws_catch_up(ps_instr_count + 1);
-	if (ps_clo_peaks)
+	end_t = ps_instr_count;
+	ps_ws_catch_up(end_t + 1); /* the samples due at or before the end */
+	ULong last = clock.next_t - clock.every;
+	if (end_t > last)
+		take_sample(end_t, end_t - last);
+	if (ps_clo_peaks && ps_clo_peak_paper) {
 		for (int k = 0; k < NKIND; k++)
 			if (peaks[k].det.in_peak)
 				write_peak(k);
+	} else if (ps_clo_peaks) {
+		for (int k = 0; k < NKIND; k++)
+			write_prom_peaks(k);
+	}
 	for (struct thread_ws *th = threads; th; th = th->next)
 		write_summary(th->num, one_thread ? proc : th->set);
+	/* Nothing more is counted: the helpers see every access (no fast path: nothing is
+	 * the last page), find the epoch over and return. */
+	ended = True;
+	forget_last();
+	epoch_end = 0;
+}
+
+UInt ps_ws_live_threads(void)
+{
+	UInt n = 0;
+	for (struct thread_ws *th = threads; th; th = th->next)
+		n++;
+	return n;
+}
+
+ULong ps_ws_end_time(void)
+{
+	return ended ? end_t : ps_instr_count;
 }
 
 void ps_ws_write_process_summary(void)

@@ -52,6 +52,47 @@ for cfg in 2000:5000 3000:3000; do
 done
 head -2 "$T/lackey.rec" | grep -q "^header source=lackey .*page_size=4096 " || fail "lackey header"
 
+# The end of the run and the peaks, on a sawtooth (tests/valgrind/ws_saw.c, static):
+#   - the final partial sample (the run ends between two sample times) counted from the raw
+#     Lackey trace, not through the converter: the same t, partial length and data pages;
+#   - the peaks by prominence, computed from scratch (vgrec.py prom) on the Lackey route's
+#     samples: the tool ranks and groups the same ones, and the teeth are one line that
+#     stands for all TEETH of them.
+vgbuild ws_saw -static
+env LD_PRELOAD="$dummy" VALGRIND_LIB="$VGLIB" valgrind -q --tool=pagesleuth --out="$T/saw.rec" \
+	--ws-every=2000 --ws-tau=2000 "$T/ws_saw" >"$T/saw.out" 2>"$T/saw.err" ||
+	fail "ws_saw under the tool: $(head -3 "$T/saw.err")"
+env LD_PRELOAD="$padded" VALGRIND_LIB="$VGLIB" valgrind --tool=lackey --trace-mem=yes --log-fd=9 \
+	"$T/ws_saw" 9>"$T/saw.trace" >"$T/saw.lackey.out" 2>"$T/saw.lackey.err" || fail "ws_saw under lackey"
+cmp -s "$T/saw.out" "$T/saw.lackey.out" || fail "ws_saw: the runs' stacks differ"
+"$PAGESLEUTH" lackey --ws-every=2000 --ws-tau=2000 "$T/saw.trace" -o "$T/saw.lackey.rec" 2>"$T/conv.err" ||
+	fail "pagesleuth lackey (saw): $(head -3 "$T/conv.err")"
+vgrec same-ws "$T/saw.rec" "$T/saw.lackey.rec" data 0 || fail "saw: data working sets differ"
+set -- $(vgrec lackey-end "$T/saw.trace" 2000 2000)
+[ $# = 4 ] || fail "saw: the run ended on a sample time ($*): no partial sample to check"
+et=$1 el=$2 ec=$3 ed=$4
+part=$(awk '$1 == "ws" && $3 == "tid=0" && /partial=/' "$T/saw.rec")
+[ "$(printf '%s\n' "$part" | grep -c .)" = 1 ] || fail "saw: expected one partial sample, got: $part"
+case "$part" in
+"ws t=$et tid=0 code="*" data=$ed tau=2000 partial=$el") ;;
+*) fail "saw: final partial sample '$part', the trace says t=$et partial=$el data=$ed" ;;
+esac
+pc=${part#*code=} pc=${pc%% *}
+[ $((pc - ec)) -le 1 ] && [ $((ec - pc)) -le 1 ] || fail "saw: partial sample code=$pc, the trace says $ec"
+tail -1 "$T/saw.rec" | grep -q "^ws t=$et tid=0 .*final=1 samples=" || fail "saw: the summary is not at t=$et"
+for kind in data code; do
+	vgrec prom "$T/saw.lackey.rec" $kind >"$T/prom.$kind"
+	vgrec ranked "$T/saw.rec" $kind >"$T/prom.got"
+	cmp -s "$T/prom.$kind" "$T/prom.got" ||
+		fail "saw: $kind peaks (rank t pages prominence repeats) $(tr '\n' ';' <"$T/prom.got"), by the definition $(tr '\n' ';' <"$T/prom.$kind")"
+done
+teeth=$(sed -n 's/^#define TEETH \([0-9]*\)$/\1/p' "$ROOT/tests/valgrind/ws_saw.c")
+max=$(awk '$1 == "ws" && $3 == "tid=0" && !/final=1/ { sub("data=", "", $5); if ($5 + 0 > m) m = $5 + 0 } END { print m }' "$T/saw.lackey.rec")
+set -- $(head -1 "$T/prom.data")
+[ "$1" = 1 ] && [ "$3" = "$max" ] && [ "$5" = "$teeth" ] ||
+	fail "saw: the first data peak is '$*' (rank t pages prominence repeats); expected the $teeth teeth of $max pages"
+echo "saw: final partial sample t=$et partial=$el data=$ed as in the trace; peaks as the definition, $teeth teeth in one line"
+
 # Dynamically linked: the dynamic loader runs ~100k instructions before main, and the tool
 # must count them (and their accesses) like Lackey does. A VALGRIND_LIB without the tool's
 # malloc-replacement preload, so both runs load the same objects and run the same
@@ -83,6 +124,49 @@ for k in t samples total_data; do
 	[ -n "$a" ] && [ "$a" = "$b" ] || fail "dynamic: summary $k: tool $a, lackey $b"
 done
 echo "dynamic: $before samples before main (t=$main_t), all samples equal"
+
+# Malloc (issue 17): without heap analysis the program runs glibc's allocator, as natively.
+# ws_saw built dynamically, the tool from the standard VALGRIND_LIB (its malloc preload
+# there): the tool blanks the preload's path out of LD_PRELOAD with spaces, so Lackey gets
+# the very same environment when its own LD_PRELOAD value is that many spaces (the dynamic
+# loader skips them): every sample and the instruction count agree with Lackey, which never
+# replaces malloc. With --alloc-tree=yes malloc is Valgrind's: other instructions.
+${CC:-cc} -std=gnu11 -g -O0 -o "$T/saw_dyn" "$ROOT/tests/valgrind/ws_saw.c" 2>"$T/dyn.cc.log" ||
+	fail "cannot build ws_saw.c dynamically: $(head -3 "$T/dyn.cc.log")"
+[ -e "$preload" ] || fail "no malloc preload in $VGLIB"
+blank=$(printf "%$((pad - 1))s" "")
+env LD_PRELOAD=" " VALGRIND_LIB="$VGLIB" valgrind -q --tool=pagesleuth --out="$T/mtool.rec" \
+	--ws-every=2000 "$T/saw_dyn" >"$T/mtool.out" 2>"$T/mtool.err" || fail "saw_dyn under the tool: $(head -3 "$T/mtool.err")"
+env LD_PRELOAD="$blank: " VALGRIND_LIB="$VGLIB" valgrind --tool=lackey --trace-mem=yes --log-fd=9 \
+	"$T/saw_dyn" 9>&1 >"$T/mlackey.out" 2>"$T/mlackey.err" |
+	"$PAGESLEUTH" lackey --ws-every 2000 -o "$T/mlackey.rec" 2>"$T/mconv.err" ||
+	fail "pagesleuth lackey (saw_dyn): $(head -3 "$T/mconv.err")"
+cmp -s "$T/mtool.out" "$T/mlackey.out" || fail "saw_dyn: the runs' stacks differ"
+vgrec same-ws "$T/mtool.rec" "$T/mlackey.rec" data 0 || fail "saw_dyn: data working sets differ (malloc replaced?)"
+vgrec same-ws "$T/mtool.rec" "$T/mlackey.rec" code 1 || fail "saw_dyn: code working sets differ"
+for k in t total_data; do
+	a=$(awk -v k="$k" '$1 == "ws" && $3 == "tid=0" && /final=1/ { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$T/mtool.rec")
+	b=$(awk -v k="$k" '$1 == "ws" && /final=1/ { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$T/mlackey.rec")
+	[ -n "$a" ] && [ "$a" = "$b" ] || fail "saw_dyn: summary $k: tool $a, lackey $b"
+	eval "own_$k=\$a"
+done
+! grep -q "^alloc " "$T/mtool.rec" || fail "saw_dyn: alloc records without heap analysis"
+env LD_PRELOAD=" " VALGRIND_LIB="$VGLIB" valgrind -q --tool=pagesleuth --out="$T/mheap.rec" --alloc-tree=yes \
+	--ws-every=2000 "$T/saw_dyn" >/dev/null 2>"$T/mheap.err" || fail "saw_dyn --alloc-tree=yes: $(head -3 "$T/mheap.err")"
+heap_t=$(sed -n 's/^ws t=\([0-9]*\) tid=0 .*final=1.*/\1/p' "$T/mheap.rec")
+heap_d=$(sed -n 's/^ws t=.* tid=0 .*final=1.* total_data=\([0-9]*\).*/\1/p' "$T/mheap.rec")
+[ -n "$heap_t" ] && [ "$heap_t" != "$own_t" ] || fail "saw_dyn --alloc-tree=yes: $heap_t instructions, as many as without"
+grep -q "^alloc id=1 parent=- group=other cur=0 " "$T/mheap.rec" || fail "saw_dyn --alloc-tree=yes: no tree, or blocks live at exit"
+# libc's clean-up (__libc_freeres) runs after the program's end, before the heap records:
+# ws_saw frees every block it allocates, so nothing is live at exit but for stdio's buffer
+# without the clean-up; the clean-up's instructions are not the program's (same count).
+env LD_PRELOAD=" " VALGRIND_LIB="$VGLIB" valgrind -q --tool=pagesleuth --out="$T/mkeep.rec" --alloc-tree=yes \
+	--run-libc-freeres=no --ws-every=2000 "$T/saw_dyn" >/dev/null 2>"$T/mkeep.err" ||
+	fail "saw_dyn --run-libc-freeres=no: $(head -3 "$T/mkeep.err")"
+keep_cur=$(sed -n 's/^alloc id=1 parent=- group=other cur=\([0-9]*\) .*/\1/p' "$T/mkeep.rec")
+[ -n "$keep_cur" ] && [ "$keep_cur" -gt 0 ] || fail "saw_dyn --run-libc-freeres=no: cur=$keep_cur, expected stdio's buffer"
+grep -q "^ws t=$heap_t tid=0 .*final=1" "$T/mkeep.rec" || fail "saw_dyn: libc's clean-up counted as the program's instructions"
+echo "malloc: own allocator $own_t instructions, $own_total_data data pages (= Lackey); replaced (--alloc-tree=yes) $heap_t, $heap_d; live at exit 0 bytes, $keep_cur without libc's clean-up"
 
 # the same trace from a file
 env LD_PRELOAD="$padded" VALGRIND_LIB="$VGLIB" valgrind --tool=lackey --trace-mem=yes --log-fd=9 \

@@ -100,8 +100,8 @@ same series-csv "$tmp/series-csv.out" "tid,t,code,data
 1,3000,4,7
 2,2000,1,4"
 run peaks-csv report -f csv -a peaks "$EX"
-same peaks-csv "$tmp/peaks-csv.out" "peak,t,tid,kind,pages,fn,file,line,stack
-1,2000,1,data,10,touch,ramp.c,12,touch ramp.c:12 <- main ramp.c:30"
+same peaks-csv "$tmp/peaks-csv.out" "peak,t,tid,kind,pages,rank,prominence,repeats,start,fn,file,line,stack
+1,2000,1,data,10,,,,,touch,ramp.c,12,touch ramp.c:12 <- main ramp.c:30"
 # ranked by the writer: rank 1 code before rank 1 data, then rank 2; frame 3 has no fn
 run hot-csv report -f csv -a hot "$EX"
 same hot-csv "$tmp/hot-csv.out" "rank,page,kind,accesses,fn,file,line,object

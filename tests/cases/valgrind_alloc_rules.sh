@@ -121,13 +121,16 @@ check "$T/r.rec" \
 	"TREE other tcp_stats 300" || fail "groups differ from the hand-computed table"
 
 # 2. No rules: one group, every stack kept whole (xmalloc is the allocating function).
-run "$T/n.rec" || fail "tool run failed: $(head -3 "$T/n.rec.err")"
+run "$T/n.rec" --alloc-tree=yes || fail "tool run failed: $(head -3 "$T/n.rec.err")"
 check "$T/n.rec" "other 2000 5500 5500 9000 8" "PEAK 5500" \
 	"TREE other xmalloc 4500" "TREE other udp_send 500" "TREE other parse_doc 4000" || fail "the rule-less tree differs"
 
-# 3. --alloc-tree=no: no alloc records.
+# 3. --alloc-tree=no, and no heap option at all (the default: the program's own malloc),
+# give no alloc records; --alloc-rules alone asks for the tree (case 1).
 run "$T/off.rec" --alloc-tree=no || fail "tool run failed: $(head -3 "$T/off.rec.err")"
 ! grep -q '^alloc ' "$T/off.rec" || fail "alloc records with --alloc-tree=no"
+run "$T/def.rec" || fail "tool run failed: $(head -3 "$T/def.rec.err")"
+! grep -q '^alloc ' "$T/def.rec" || fail "alloc records without any heap option"
 
 # 4. Heap objects (--objects=yes) follow the discard rules too: named after the wrapper's
 # caller, at the line of its call (read from the source), and told apart by the trimmed

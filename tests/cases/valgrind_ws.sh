@@ -3,7 +3,9 @@
 # working sets are known from their own structure (tests/valgrind/ws_*.c):
 #   - a page ramp (claim N pages, touch every second one, release; N = 16, 64, 160, 64, 9)
 #     gives data = (N+1)/2 + the loop's frame pages and code = 1 in every window inside a
-#     phase, for several (every, tau), tau != every included;
+#     phase, for several (every, tau), tau != every included; the samples on the grid, but
+#     for a final partial one at the end of the run; a single thread's samples not written
+#     twice (the analyzer gives tid 1 tid 0's);
 #   - code pages: 3 pages while the loop calls f1, f2; 5 while it calls f1..f4;
 #   - two threads sharing 24 pages: per thread shared + own pages, the process counts the
 #     shared pages once;
@@ -40,21 +42,34 @@ for cfg in 5000:20000 7000:50000 3000:3000 10000:100000; do
 		rc=$?
 		[ $rc = 3 ] && continue
 		[ $rc = 0 ] || fail "ramp every=$every tau=$tau phase $p: $(tail -3 "$T/ramp.check")"
-		for tid in 0 1; do
-			vgrec phase "$out" "phase $p" "end $p" $tid data $((touched + frame)) >>"$T/ramp.check" ||
-				fail "ramp every=$every tau=$tau phase $p: $(tail -3 "$T/ramp.check")"
-			vgrec phase "$out" "phase $p" "end $p" $tid code 1 >>"$T/ramp.check" ||
-				fail "ramp every=$every tau=$tau phase $p code: $(tail -3 "$T/ramp.check")"
-		done
+		vgrec phase "$out" "phase $p" "end $p" 0 code 1 >>"$T/ramp.check" ||
+			fail "ramp every=$every tau=$tau phase $p code: $(tail -3 "$T/ramp.check")"
 		checked=$((checked + 1))
 	done <<EOF
 $(awk '{ print $1, $1, $3, $4 }' "$T/ramp.native")
 EOF
 	[ "$checked" -ge 3 ] || fail "ramp every=$every tau=$tau: only $checked phases checked"
-	# the samples fall on multiples of every, each with tau
+	# one thread: its samples are the process's and are not written twice (issue 17); its
+	# summary counts them, and the analyzer gives it tid 0's samples
+	! awk '$1 == "ws" && $3 == "tid=1" && !/final=1/' "$out" | grep -q . || fail "ramp every=$every tau=$tau: tid=1 samples written for a single-threaded run"
+	n0=$(sed -n 's/^ws .* tid=0 .*final=1 samples=\([0-9]*\) .*/\1/p' "$out")
+	n1=$(sed -n 's/^ws .* tid=1 .*final=1 samples=\([0-9]*\) .*/\1/p' "$out")
+	[ -n "$n0" ] && [ "$n0" = "$n1" ] || fail "ramp every=$every tau=$tau: summaries count $n0 and $n1 samples"
+	"$PAGESLEUTH" report -f csv -a ws-series "$out" >"$T/series.csv" 2>"$T/series.err" || fail "report ws-series: $(head -2 "$T/series.err")"
+	[ "$(awk -F, '$1 == 0 { print $2, $3, $4 }' "$T/series.csv")" = "$(awk -F, '$1 == 1 { print $2, $3, $4 }' "$T/series.csv")" ] &&
+		[ "$(awk -F, '$1 == 1' "$T/series.csv" | grep -c .)" = "$n0" ] ||
+		fail "ramp every=$every tau=$tau: the analyzer's tid 1 series is not tid 0's"
+	! grep -q "counts samples=" "$T/series.err" || fail "ramp: the analyzer warns: $(head -2 "$T/series.err")"
+	# the samples fall on multiples of every, each with tau; the last one, at the end of the
+	# run between two of them, is partial: partial = its distance from the one before
 	awk -v e="$every" -v tau="$tau" '$1 == "ws" && !/final=1/ {
-		split($2, a, "="); split($6, b, "=")
-		if (a[2] % e != 0 || b[2] != tau) { print "bad sample " $0; exit 1 } }' "$out" ||
+		split($2, a, "="); split($6, b, "="); last = $0
+		if (b[2] != tau || (a[2] % e != 0 && $7 != "partial=" a[2] % e)) { print "bad sample " $0; exit 1 }
+		if (seen_partial) { print "a sample after the partial one: " $0; exit 1 }
+		if ($7 ~ /^partial=/) seen_partial = 1 }
+		$1 == "ws" && /final=1/ { split($2, f, "=") }
+		END { split(last, l, " "); split(l[2], lt, "=")
+		      if (f[2] % e != 0 && !(lt[2] == f[2] && seen_partial)) { print "no partial sample at the end t=" f[2]; exit 1 } }' "$out" ||
 		fail "ramp every=$every tau=$tau: samples off the grid"
 done
 echo "ramp: $(grep -c . "$T/ramp.check") phase checks passed"
@@ -105,6 +120,17 @@ for bad in --ws-every=0 --ws-every=abc --ws-tau=0 --page-size=1000 --page-size=2
 	grep -q -- "$opt" "$T/bad.out" || fail "no message naming $bad: $(head -2 "$T/bad.out")"
 	[ ! -e "$T/bad.rec" ] && ! ls "$T"/bad.rec.tmp* >/dev/null 2>&1 || fail "a record file written despite $bad"
 done
+# --ws-tau's bound (it depends on --ws-every, in either order) stops the run before
+# Valgrind's banner, as other bad options do
+for args in "--ws-every=10 --ws-tau=20000000" "--ws-tau=20000000 --ws-every=10"; do
+	# shellcheck disable=SC2086 # two options
+	VALGRIND_LIB=$VGLIB valgrind --tool=pagesleuth --out="$T/bad.rec" $args "$T/ws_code" >"$T/bad.out" 2>&1 &&
+		fail "$args accepted"
+	[ "$(head -1 "$T/bad.out")" = "valgrind: Bad option: --ws-tau=20000000: --ws-tau may be at most 1048574 times --ws-every" ] ||
+		fail "$args: first line '$(head -1 "$T/bad.out")', expected the bound's message (before the banner)"
+done
+VALGRIND_LIB=$VGLIB valgrind -q --tool=pagesleuth --out="$T/ok.rec" --ws-tau=20000000 --ws-every=20 "$T/ws_code" >/dev/null 2>&1 ||
+	fail "--ws-tau at 1000000 times --ws-every refused"
 vgrun --out="$T/dir-that-does-not-exist/x.rec" "$T/ws_code" >"$T/bad.out" 2>&1 &&
 	fail "an uncreatable --out accepted"
 grep -q "cannot create" "$T/bad.out" || fail "no message for an uncreatable --out"
