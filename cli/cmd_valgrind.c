@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "compress_out.h"
 #include "commands.h"
 
 #define TOOL_FILE "pagesleuth-amd64-linux"
@@ -239,6 +240,15 @@ int ps_cmd_valgrind(int argc, char **argv)
 	for (int k = i + 1; k < argc; k++)
 		ps_input_note(argv[k]);
 	if (ps_outputs_check("pagesleuth valgrind", (const char *const[]){ out }, 1) != 0) {
+		free_args(args, out_opt, main_exe);
+		return 2;
+	}
+	/* The tool inside Valgrind writes its file itself, uncompressed: a name that says
+	 * otherwise would be a lie (every other command compresses such a name). */
+	if (out && ps_out_compression(out)) {
+		fprintf(stderr, "pagesleuth valgrind: %s: the Valgrind tool writes plain records; name "
+				"the file without .%s and compress it afterwards\n", out,
+			!strcmp(ps_out_compression(out), "zstd") ? "zst" : "gz");
 		free_args(args, out_opt, main_exe);
 		return 2;
 	}

@@ -1,5 +1,6 @@
 /* atomic_file.c - see atomic_file.h. */
 #include "atomic_file.h"
+#include "compress_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -193,12 +194,31 @@ int atomic_open(struct atomic_file *af, const char *path, char **err)
 		return -1;
 	}
 	setvbuf(af->fp, NULL, _IOFBF, OUT_BUF_SIZE);
+	af->raw = af->fp;
+	if (ps_out_compression(path)) {
+		FILE *z = ps_out_compress(af->raw, path, err);
+		if (!z) {
+			atomic_close(af, false, NULL);
+			return -1;
+		}
+		af->fp = z;
+	}
 	return 0;
 }
 
 int atomic_close(struct atomic_file *af, bool commit, char **err)
 {
 	int rc = 0;
+	/* A compressing stream first: its close writes the end of the compressed data. */
+	if (af->raw && af->fp != af->raw) {
+		bool bad = ferror(af->fp);
+		if ((fclose(af->fp) != 0 || bad) && commit) {
+			set_err(err, af->path, "write failed", errno ? errno : EIO);
+			commit = false;
+			rc = -1;
+		}
+		af->fp = af->raw;
+	}
 	/* No fsync: rename alone makes the file appear whole or not at all to every reader,
 	 * which is the promise; surviving power loss is not worth seconds on every snapshot
 	 * of an output that can be made again. */

@@ -9,7 +9,8 @@
 #include <stdio.h>
 
 struct atomic_file {
-	FILE *fp;
+	FILE *fp;   /* what the caller writes: RAW, or a stream compressing into it */
+	FILE *raw;  /* the file; compressed when PATH ends in .zst or .gz (compress_out.h) */
 	char *path, *tmp_path; /* tmp_path NULL: writing PATH itself (not a regular file) */
 };
 

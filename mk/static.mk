@@ -9,7 +9,8 @@
 # Warnings are errors on every target (32-bit ones catch format and off_t mistakes), and so
 # are linker warnings: glibc warns when a static program calls into NSS or dlopen, which
 # would need the board's shared libraries after all.
-STATIC_SRC    := $(LIB_SRC) $(LIVE_SRC) $(wildcard static/*.c)
+# lib/compress_out.c (libzstd, zlib) is replaced by static/compress_out_none.c: libc alone.
+STATIC_SRC    := $(filter-out lib/compress_out.c,$(LIB_SRC)) $(LIVE_SRC) $(wildcard static/*.c)
 STATIC_HDRS   := $(wildcard lib/*.h live/*.h) cli/commands.h
 STATIC_CFLAGS ?= -O2 -Werror
 STATIC_BASE   := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) -Ilib -Ilive -Icli
