@@ -11,6 +11,7 @@
  *
  * Exit status: 0 complete, 1 partial (written, with warn records; stderr says why), 2 error.
  */
+#include "progress.h"
 #include "commands.h"
 #include "dump.h"
 #include "errmsg.h"
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_STDERR_WARNINGS 50
 
@@ -67,9 +69,21 @@ static void extract_usage(FILE *out)
 		"      --profile FILE    a profile written by 'pagesleuth profile'\n"
 		"      --system-map FILE take link-time symbol addresses from this System.map\n\n"
 		"Warnings about the dump file (truncated, no VMCOREINFO, a guessed architecture)\n"
-		"are printed once each. docs/coredump.md says what is read and how.\n"
+		"are printed once each. On a terminal, stderr shows how far the walk is (processes,\n"
+		"then frames). -o FILE.zst or FILE.gz writes compressed records. docs/coredump.md\n"
+		"says what is read and how.\n"
 		"Exit status: 0 complete, 1 partial (written; warn records and stderr say what\n"
 		"could not be read), 2 error (nothing usable written).\n");
+}
+
+/* The progress line on a terminal (lib/progress.h): erased before any other message. */
+static struct ps_progress progress;
+
+static void show_progress(void *arg, const char *what, uint64_t done, uint64_t total)
+{
+	(void)arg;
+	ps_progress_say(&progress, false, "%s %" PRIu64 "/%" PRIu64 " (%.0f%%)", what, done, total,
+			total ? 100.0 * (double)done / (double)total : 0.0);
 }
 
 /* Each warn record as a line on stderr (the first MAX_STDERR_WARNINGS). */
@@ -79,6 +93,7 @@ static void warn_to_stderr(void *arg, const char *text)
 	if (*printed >= MAX_STDERR_WARNINGS)
 		return;
 	++*printed;
+	ps_progress_done(&progress);
 	fprintf(stderr, "%s: partial: %s\n", prog, text);
 }
 
@@ -217,9 +232,13 @@ static int run_extract(const struct extract_opts *o)
 		.no_frames = o->no_frames,
 		.no_log = o->no_log,
 		.trace = trace,
+		.progress = show_progress,
 	};
+	/* Not over records being written to the same terminal (-o - on a terminal). */
+	ps_progress_init(&progress, prog, !(to_stdout && isatty(STDOUT_FILENO)));
 	struct ps_walk_result res;
 	int rc = ps_walker_run(w, pw, &wo, &res, &err);
+	ps_progress_done(&progress);
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s: %s\n", prog, o->dump, err ? err : "walk failed");
 		goto out;

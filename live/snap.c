@@ -47,6 +47,7 @@
  * message, a warn record, `u` records for what could not be read, and a partial end record
  * (exit status 1).
  */
+#include "progress.h"
 #include "atomic_file.h"
 #include "commands.h"
 #include "livehdr.h"
@@ -176,7 +177,8 @@ static void usage(FILE *out)
 		"                   over every PFN, as page-types -a; root only; ~0.3 s per GiB)\n"
 		"  -e, --every S    repeat: one snapshot every S seconds (fractions allowed), all in one\n"
 		"                   stream (snapshot seq=0, 1, ...), each with its threads' fault counters,\n"
-		"                   for 'pagesleuth report' (thrash) and 'pagesleuth diff'\n"
+		"                   for 'pagesleuth report' (thrash) and 'pagesleuth diff'; on a\n"
+		"                   terminal, stderr counts the snapshots written\n"
 		"  -c, --count N    with --every: N snapshots (default: until SIGINT or SIGTERM)\n"
 		"  -j, --jobs N     threads reading page tables and page frames of big processes\n"
 		"                   (default: one per CPU, at most 4; 1: no threads)\n"
@@ -1191,6 +1193,11 @@ int ps_cmd_snap(int argc, char **argv)
 	bool all_complete = true;
 	uint64_t start_ns = live_monotonic_ns(), interval_ns = (uint64_t)(opt.every * 1e9 + 0.5);
 	uint64_t seq = 0;
+	/* With --every, on a terminal: "snapshot 3/12 written, next in 4.2 s" between rounds,
+	 * erased before a round prints anything. */
+	struct ps_progress rounds;
+	ps_progress_init(&rounds, "pagesleuth snap",
+			 opt.every > 0 && !(strcmp(opt.out_path, "-") == 0 && isatty(STDOUT_FILENO)));
 	/* The first snapshot is always written, even when a signal came before it: interrupted,
 	 * it is a partial one (exit 1), never an empty file that says complete. */
 	for (; (seq == 0 || !stop_signal) && (opt.count == 0 || seq < opt.count); seq++) {
@@ -1204,12 +1211,22 @@ int ps_cmd_snap(int argc, char **argv)
 			if (stop_signal)
 				break;
 		}
+		ps_progress_done(&rounds);
 		all_complete &= snap_round(&s, seq, &all_pids, &pids_cap);
 		if (strcmp(opt.out_path, "-") == 0)
 			fflush(stdout); /* a reader of the stream sees each snapshot whole */
+		if (opt.count == 0 || seq + 1 < opt.count) {
+			char of[32] = "";
+			if (opt.count)
+				snprintf(of, sizeof of, "/%llu", (unsigned long long)opt.count);
+			uint64_t next = start_ns + (seq + 1) * interval_ns, t = live_monotonic_ns();
+			ps_progress_say(&rounds, true, "snapshot %llu%s written, next in %.1f s",
+					(unsigned long long)seq + 1, of, next > t ? (double)(next - t) / 1e9 : 0.0);
+		}
 		if (*ps_writer_error(s.w))
 			break; /* reported by ps_writer_close */
 	}
+	ps_progress_done(&rounds);
 	if (stop_signal)
 		fprintf(stderr, "pagesleuth snap: %s: stopped after %llu snapshot%s\n", signal_name(stop_signal),
 			(unsigned long long)seq, seq == 1 ? "" : "s");

@@ -306,7 +306,12 @@ void mm_write_frames(struct ps_walker *w)
 		max_order = orders - 1;
 	vmalloc_collect(&f);
 	mm_trace_page_windows(w, true);
+	uint64_t said = UINT64_MAX;
 	for (uint64_t pfn = 0; pfn < max_pfn && !w->write_failed;) {
+		if (pfn >> 16 != said) {
+			said = pfn >> 16;
+			mm_progress(w, "frames", pfn, max_pfn);
+		}
 		if (!mm_pfn_has_memmap(w, pfn)) {
 			flush(&f);
 			pfn = mm_memmap_next(w, pfn);

@@ -213,4 +213,11 @@ static inline bool mm_kptr_ok(const struct ps_walker *w, uint64_t p, unsigned al
 	return w->c.ptr_size == 8 || p <= UINT32_MAX;
 }
 
+/* The caller's progress callback, if any (ps_walk_options.progress). */
+static inline void mm_progress(struct ps_walker *w, const char *what, uint64_t done, uint64_t total)
+{
+	if (w->opt && w->opt->progress)
+		w->opt->progress(w->opt->progress_arg, what, done, total);
+}
+
 #endif

@@ -807,6 +807,7 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 		}
 		res->tasks = tl.n;
 		for (size_t i = 0; i < tl.nmm && rc == 0 && !w->write_failed; i++) {
+			mm_progress(w, "processes", i, tl.nmm);
 			rc = write_mm(w, &tl.mm[i]);
 			res->mms++;
 		}

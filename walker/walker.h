@@ -48,6 +48,11 @@ struct ps_walk_options {
 	 * "vma ID KVA", "pt ID LEVEL TABLE_PA VA_START" (VA_START = first VA the table maps),
 	 * "page PA LEN" (a window of struct pages the pass over all frames read). */
 	FILE *trace;
+	/* Non-NULL: called as the walk goes, ("processes", mms written, mms) then ("frames",
+	 * page frame, frames), often (each mm, each 64K frames): a progress line for a terminal;
+	 * it should throttle itself. */
+	void (*progress)(void *arg, const char *what, uint64_t done, uint64_t total);
+	void *progress_arg;
 };
 
 struct ps_walk_result {

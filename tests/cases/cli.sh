@@ -5,7 +5,11 @@
 #   - a mistyped command is named with the most similar ones (git's "did you mean"), exit 2;
 #   - records are never written to a terminal by accident: extract, snap and lackey with
 #     standard output a terminal (script(1) gives them one) and no -o refuse with one line
-#     (exit 2) and write nothing; `-o -` insists; a pipe gets the records as before.
+#     (exit 2) and write nothing; `-o -` insists; a pipe gets the records as before;
+#   - progress on a terminal only: extract with stderr a terminal shows "processes N/M" and
+#     "frames N/M" on one self-erasing line and leaves the screen clean at the end, snap
+#     --every counts its snapshots; with stderr a file, no carriage return is written; the
+#     records are the same either way.
 set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
 . tests/cases/lib/fixtures.sh
@@ -51,6 +55,21 @@ if command -v script >/dev/null; then
 		[ "$(head -1 "$T/$name.piped" | cut -d' ' -f1)" = pagesleuth-records ] || bad "$name into a pipe: no records"
 	done
 	echo "cli: extract, snap, lackey on a terminal: refused without -o, written with -o -, piped as before"
+	if [ -n "$d31" ]; then
+		PAGESLEUTH_PROGRESS_DELAY=0 on_tty progress "$P" extract "$d31" -o tty.rec
+		"$P" extract "$d31" -o "$T/file.rec" 2>"$T/file.err"
+		grep -q $'\rpagesleuth extract: processes [0-9]*/[0-9]* ([0-9]*%)\e\[K' "$T/progress.tty" &&
+			grep -q $'\rpagesleuth extract: frames [0-9]*/[0-9]* ([0-9]*%)\e\[K' "$T/progress.tty" ||
+			bad "extract on a terminal: no progress line: $(head -c 200 "$T/progress.tty" | cat -v)"
+		[ "$(tail -c 4 "$T/progress.tty" | od -An -c | tr -d ' ')" = '\r033[K' ] ||
+			bad "extract on a terminal: the progress line is not erased at the end: $(tail -c 60 "$T/progress.tty" | cat -v)"
+		grep -q $'\r' "$T/file.err" && bad "extract with stderr a file: progress written there: $(head -c 200 "$T/file.err" | cat -v)"
+		cmp -s "$T/tty.rec" "$T/file.rec" || bad "extract: the records differ with stderr a terminal"
+		on_tty every "$P" snap --pid $$ --every 0.2 --count 2 -o every.rec
+		grep -q $'\rpagesleuth snap: snapshot 1/2 written, next in' "$T/every.tty" ||
+			bad "snap --every on a terminal: no round counter: $(head -c 200 "$T/every.tty" | cat -v)"
+		echo "cli: progress lines on a terminal only, erased at the end; records unchanged"
+	fi
 else
 	echo "cli: NOTE: no script(1): the terminal checks were not run"
 fi
