@@ -304,7 +304,7 @@ for d in qemu.elf qemu.kdump; do
 	ref_frames[$d]=$(best_of "$PS" extract "$BIG/$d" -o /dev/null -p 1 --no-counters --no-log)
 	row "pagesleuth extract -p 1 --no-counters --no-log" "$d" "${ref_frames[$d]}" "$frames" "$secs" \
 		"fixed cost + the pass over every frame of RAM; pages = frames; $(awk -v a="${ref_frames[$d]}" -v b="$fixed" -v n="$frames" \
-		'BEGIN { split(a, x, " "); split(b, y, " "); w = x[1] - y[1]; printf "the pass alone %.3f s, %.0f frames/s", w, w > 0 ? n / w : 0 }')"
+		'BEGIN { split(a, x, " "); split(b, y, " "); w = x[1] - y[1]; printf "the pass alone %.3f s, %.0f frames/s", w, (w > 0 ? n / w : 0) }')"
 	ref_counters[$d]=$(best_of "$PS" extract "$BIG/$d" -o /dev/null -p 1 --no-frames --no-log)
 	row "pagesleuth extract -p 1 --no-frames --no-log" "$d" "${ref_counters[$d]}" 0 "$secs" \
 		"fixed cost + the kernel's counters (meminfo, vmstat, zones, buddyinfo) and slab caches"
