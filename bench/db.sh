@@ -32,7 +32,7 @@ PIN=(taskset -c "$CPU")
 [ "$CPU" = none ] && PIN=()
 echo "== build ($B)" >&2
 make -s B="$B" "$B/pagesleuth" "$B/libpagesleuth.a" >&2
-cc -std=gnu11 -D_GNU_SOURCE -O2 -Ilib bench/gen_records.c "$B/libpagesleuth.a" -lm -o "$B/gen_records"
+cc -std=gnu11 -D_GNU_SOURCE -O2 -Ilib bench/gen_records.c "$B/libpagesleuth.a" -lzstd -lz -lm -o "$B/gen_records"
 bin=$B/pagesleuth
 
 # ---- inputs: N files, cached by the generator's and the writer's source ------------------

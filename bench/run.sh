@@ -47,8 +47,8 @@ command -v taskset >/dev/null || { echo "bench: taskset (util-linux) is missing"
 echo "== build ($B)" >&2
 make -s B="$B" "$B/pagesleuth" "$B/libpagesleuth.a" >&2
 CFL=(-std=gnu11 -D_GNU_SOURCE -Wall -Wextra -O2 -g -Ilib)
-cc "${CFL[@]}" bench/gen_records.c "$B/libpagesleuth.a" -lm -o "$B/gen_records"
-cc "${CFL[@]}" bench/read_only.c "$B/libpagesleuth.a" -o "$B/read_only"
+cc "${CFL[@]}" bench/gen_records.c "$B/libpagesleuth.a" -lzstd -lz -lm -o "$B/gen_records"
+cc "${CFL[@]}" bench/read_only.c "$B/libpagesleuth.a" -lzstd -lz -o "$B/read_only"
 
 # ---- inputs --------------------------------------------------------------------------------
 mkdir -p "$CACHE" 2>/dev/null || { CACHE=$root/.cache/bench; mkdir -p "$CACHE"; }

@@ -34,7 +34,7 @@ CFLAGS="-std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra"
 $CC $CFLAGS -static -o "$T/toucher" tests/tools/wss_toucher.c 2>/dev/null ||
 	$CC $CFLAGS -o "$T/toucher" tests/tools/wss_toucher.c || fail "cannot build wss_toucher"
 $CC $CFLAGS -o "$T/gtcapture" tests/tools/gtcapture.c || fail "cannot build gtcapture"
-$CC $CFLAGS -Ilib -o "$T/gtcheck" tests/tools/gtcheck.c lib/*.c -lz -lm || fail "cannot build gtcheck"
+$CC $CFLAGS -Ilib -o "$T/gtcheck" tests/tools/gtcheck.c lib/*.c -lzstd -lz -lm || fail "cannot build gtcheck"
 
 state() { awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null; }
 minflt() { awk '{ sub(/.*\) /, ""); print $8 }' "/proc/$1/stat"; } # field 10 = 8th after comm

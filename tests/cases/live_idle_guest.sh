@@ -71,7 +71,7 @@ GCFLAGS="-std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -O2 -Wall -Wextra -Werr
 for p in $GL/init.c $GL/toucher.c tests/progs/layout.c tests/tools/gtcapture.c; do
 	powerpc-linux-gnu-gcc $GCFLAGS -o "$T/$(basename "$p" .c)" "$p" || fail "cannot build $p for ppc32"
 done
-cc -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Ilib -o "$T/gtcheck" tests/tools/gtcheck.c lib/*.c -lz -lm ||
+cc -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Ilib -o "$T/gtcheck" tests/tools/gtcheck.c lib/*.c -lzstd -lz -lm ||
 	fail "cannot build gtcheck"
 t_build=$(($(now_ms) - t0))
 

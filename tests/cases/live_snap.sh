@@ -34,7 +34,7 @@ CFLAGS="-std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wshadow -Wformat=2 -Wno-f
 $CC $CFLAGS -static -o "$T/layout" tests/progs/layout.c 2>/dev/null ||
 	$CC $CFLAGS -o "$T/layout" tests/progs/layout.c || fail "cannot build tests/progs/layout.c"
 $CC $CFLAGS -o "$T/gtcapture" tests/tools/gtcapture.c || fail "cannot build gtcapture"
-$CC $CFLAGS -Ilib -o "$T/gtcheck" tests/tools/gtcheck.c lib/*.c -lz -lm || fail "cannot build gtcheck"
+$CC $CFLAGS -Ilib -o "$T/gtcheck" tests/tools/gtcheck.c lib/*.c -lzstd -lz -lm || fail "cannot build gtcheck"
 
 # Start a layout pair; sets PARENT, CHILD and LAYOUT_OUT (its "ready" line).
 start_layout() { # ARGS...

@@ -37,7 +37,7 @@ dump_kinfo() { # KIND FILE [SYSTEM_MAP]
 	fi
 }
 if [ -z "$tool" ] && ! "$pagesleuth" profile --help >/dev/null 2>&1; then
-	fail "no kinfo_dump (build it: gcc -std=gnu11 -D_GNU_SOURCE -Ilib -Iwalker -O2 -o build/tools/kinfo_dump tests/tools/kinfo_dump.c walker/kinfo.c walker/typeinfo_btf.c walker/typeinfo_dwarf.c walker/profile.c lib/atomic_file.c lib/errmsg.c -ldw -lelf -lbpf) and no 'pagesleuth profile' in $pagesleuth"
+	fail "no kinfo_dump (build it: gcc -std=gnu11 -D_GNU_SOURCE -Ilib -Iwalker -O2 -o build/tools/kinfo_dump tests/tools/kinfo_dump.c walker/kinfo.c walker/typeinfo_btf.c walker/typeinfo_dwarf.c walker/profile.c lib/atomic_file.c lib/compress_out.c lib/errmsg.c -ldw -lelf -lbpf -lzstd -lz) and no 'pagesleuth profile' in $pagesleuth"
 fi
 command -v zstd >/dev/null || fail "zstd not installed"
 

@@ -84,7 +84,7 @@ fx_gtcheck() { # DIR
 	local cflags="-std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral"
 	# shellcheck disable=SC2086
 	${CC:-cc} $cflags -I"$FX_ROOT/lib" -o "$1/gtcheck" "$FX_ROOT/tests/tools/gtcheck.c" \
-		"$FX_ROOT"/lib/*.c -lz -lm || { echo "fx_gtcheck: gtcheck does not build" >&2; return 1; }
+		"$FX_ROOT"/lib/*.c -lzstd -lz -lm || { echo "fx_gtcheck: gtcheck does not build" >&2; return 1; }
 	echo "$1/gtcheck"
 }
 
