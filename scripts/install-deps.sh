@@ -36,5 +36,13 @@ if ((${#missing[@]})); then
 	export DEBIAN_FRONTEND=noninteractive
 	SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq || echo "install-deps: apt-get update failed, trying with the cached lists" >&2
-	$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	# A transient archive error (a mirror mid-sync, a dropped connection) is retried, with
+	# the lists refreshed, before it is a failure.
+	for try in 1 2 3 4; do
+		$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" && break
+		[ "$try" = 4 ] && { echo "install-deps: apt-get install failed 4 times" >&2; exit 1; }
+		echo "install-deps: apt-get install failed (try $try of 4); retrying in $((try * 10)) s" >&2
+		sleep $((try * 10))
+		$SUDO apt-get update -qq || true
+	done
 fi
