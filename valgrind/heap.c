@@ -428,8 +428,24 @@ void ps_heap_print_usage(void)
 "    its own.\n", MAX_FRAMES);
 }
 
+#if defined(VGA_arm)
+/* The core's --unw-stack-scan-thresh (ARM only; pub_core_options.h, not in the tool API, but
+ * in the libcoregrind the tool links statically). Debian's armhf
+ * libreplacemalloc_toolpreload has no unwind information Valgrind reads (no .eh_frame or
+ * .debug_frame, only .ARM.exidx): the CFI unwinder stops in the replacement malloc, and
+ * every block would be malloc's own object, its stack that one frame. Stack scanning (the
+ * words of the stack that are return addresses after a call instruction) recovers the
+ * callers; with the heap modules it is on when the stack has fewer than 2 frames, unless
+ * the option set it (to anything but its default 0). */
+extern UInt VG_(clo_unw_stack_scan_thresh);
+#endif
+
 void ps_heap_post_clo_init(void)
 {
+#if defined(VGA_arm)
+	if (heap_on && VG_(clo_unw_stack_scan_thresh) == 0)
+		VG_(clo_unw_stack_scan_thresh) = 2;
+#endif
 	/* rules group the tree: asking for them asks for it (with --alloc-tree=no the prescan
 	 * stopped the run) */
 	if (rules_path && !tree_said)

@@ -53,7 +53,8 @@ static OSet *globals;
  * bytes of cache_obj, or of no object at all (cache_obj NULL: a page known to be empty).
  * cache_len 0 = empty. The generated code counts accesses in this range itself, into
  * ps_obj_pend (ps_tool.h), flushed into cache_obj before the range changes. */
-ULong ps_obj_lo, ps_obj_len, ps_obj_pend[2];
+UWord ps_obj_lo, ps_obj_len;
+ULong ps_obj_pend[2];
 #define cache_lo ps_obj_lo
 #define cache_len ps_obj_len
 static struct ps_obj *cache_obj;
@@ -217,10 +218,17 @@ struct ps_obj *ps_objects_site(const Addr *ips, UInt n)
 {
 	if (ps_obj_stack_depth && n > ps_obj_stack_depth)
 		n = ps_obj_stack_depth;
-	UWord h = 14695981039346656037UL; /* FNV-1a over the addresses */
+	/* FNV-1a over the addresses (the 64- or 32-bit variant, as UWord) */
+#if VG_WORDSIZE == 8
+	UWord h = 14695981039346656037UL;
+	const UWord prime = 1099511628211UL;
+#else
+	UWord h = 2166136261UL;
+	const UWord prime = 16777619UL;
+#endif
 	for (UInt i = 0; i < n; i++) {
 		h ^= ips[i];
-		h *= 1099511628211UL;
+		h *= prime;
 	}
 	struct ps_obj probe;
 	probe.key = h;

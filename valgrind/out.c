@@ -25,6 +25,14 @@
  * the core's pub_core_syscall.h): fsync has no VG_ wrapper. */
 extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, RegWord a4,
 			      RegWord a5, RegWord a6, RegWord a7, RegWord a8);
+/* ppc64: the 7th argument says which instruction makes the call, sc (SC_FLAG, 1) or scv
+ * (2); the core's own VG_(do_syscallN) pass SC_FLAG, anything else is an assertion failure
+ * in VG_(mk_SysRes_ppc64_linux) (coregrind/pub_core_syscall.h, 3.19). */
+#if defined(VGP_ppc64le_linux) || defined(VGP_ppc64be_linux)
+#define PS_SYSCALL_A7 1
+#else
+#define PS_SYSCALL_A7 0
+#endif
 
 const HChar *ps_out_path;
 static HChar *tmp_path;   /* NULL: writing ps_out_path itself (not a regular file) */
@@ -156,7 +164,7 @@ Bool ps_out_close(void)
 		return False;
 	flush();
 	if (!write_error) {
-		SysRes sr = VG_(do_syscall)(__NR_fsync, (RegWord)out_fd, 0, 0, 0, 0, 0, 0, 0);
+		SysRes sr = VG_(do_syscall)(__NR_fsync, (RegWord)out_fd, 0, 0, 0, 0, 0, PS_SYSCALL_A7, 0);
 		/* EINVAL/EROFS: a file that cannot be synced (a pipe, a device) is not an error */
 		if (sr_isError(sr) && sr_Err(sr) != VKI_EINVAL && sr_Err(sr) != VKI_EROFS)
 			write_error = (Int)sr_Err(sr);
@@ -287,6 +295,15 @@ static void iso_time(ULong secs, HChar *out, SizeT len)
 		      rem / 3600, rem / 60 % 60, rem % 60);
 }
 
+/* The target's architecture and byte order, as record headers name them (set by
+ * mk/valgrind.mk for ARCH=...; a build without them is the amd64 one). */
+#ifndef PS_VG_ARCH
+#define PS_VG_ARCH "x86_64"
+#endif
+#ifndef PS_VG_ENDIAN
+#define PS_VG_ENDIAN "little"
+#endif
+
 void ps_out_header(const HChar *source, UInt page_size, const HChar *progname, Int pid,
 		   ULong every, ULong tau, const HChar *cmdline, ULong now_secs)
 {
@@ -295,8 +312,8 @@ void ps_out_header(const HChar *source, UInt page_size, const HChar *progname, I
 	puts_("pagesleuth-records 1.0\n");
 	ps_rec_begin("header");
 	ps_rec_s("source", source);
-	ps_rec_raw("arch", "x86_64");
-	ps_rec_raw("endian", "little");
+	ps_rec_raw("arch", PS_VG_ARCH);
+	ps_rec_raw("endian", PS_VG_ENDIAN);
 	ps_rec_u("page_size", page_size);
 	ps_rec_raw("release", "-");
 	ps_rec_s("dump", progname);

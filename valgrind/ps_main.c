@@ -154,14 +154,40 @@ static void print_debug_usage(void)
 
 /* ---- instrumentation ---------------------------------------------------------------------- */
 
+/* Addresses, page numbers, object ranges and pointers are guest words (the tool needs
+ * guest = host): 64 bits on amd64, arm64, ppc64le, 32 on arm and ppc32. Counters and the
+ * instruction clock are 64-bit everywhere. Memory is the host's byte order. */
+#if VG_WORDSIZE == 8
+#define Ity_W         Ity_I64
+#define Iop_ShrW      Iop_Shr64
+#define Iop_AddW      Iop_Add64
+#define Iop_SubW      Iop_Sub64
+#define Iop_CmpNEW    Iop_CmpNE64
+#define Iop_CmpLEWU   Iop_CmpLE64U
+#define IRConst_UW(x) IRConst_U64(x)
+#else
+#define Ity_W         Ity_I32
+#define Iop_ShrW      Iop_Shr32
+#define Iop_AddW      Iop_Add32
+#define Iop_SubW      Iop_Sub32
+#define Iop_CmpNEW    Iop_CmpNE32
+#define Iop_CmpLEWU   Iop_CmpLE32U
+#define IRConst_UW(x) IRConst_U32((UInt)(x))
+#endif
+#if defined(VG_BIGENDIAN)
+#define PS_END Iend_BE
+#else
+#define PS_END Iend_LE
+#endif
+
 static void add_counter(IRSB *sb, UInt n)
 {
 	IRTemp t1 = newIRTemp(sb->tyenv, Ity_I64), t2 = newIRTemp(sb->tyenv, Ity_I64);
 	IRExpr *where = mkIRExpr_HWord((HWord)&ps_instr_count);
-	addStmtToIRSB(sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, where)));
+	addStmtToIRSB(sb, IRStmt_WrTmp(t1, IRExpr_Load(PS_END, Ity_I64, where)));
 	addStmtToIRSB(sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
 							IRExpr_Const(IRConst_U64(n)))));
-	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
+	addStmtToIRSB(sb, IRStmt_Store(PS_END, where, IRExpr_RdTmp(t2)));
 }
 
 /* IR helpers: each value in its own temporary (the IR must stay flat). */
@@ -174,27 +200,71 @@ static IRExpr *tmp(IRSB *sb, IRType ty, IRExpr *e)
 
 static IRExpr *load64(IRSB *sb, const void *where)
 {
-	return tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)where)));
+	return tmp(sb, Ity_I64, IRExpr_Load(PS_END, Ity_I64, mkIRExpr_HWord((HWord)where)));
+}
+
+/* a guest word (an address, a page number, a pointer) */
+static IRExpr *loadW(IRSB *sb, const void *where)
+{
+	return tmp(sb, Ity_W, IRExpr_Load(PS_END, Ity_W, mkIRExpr_HWord((HWord)where)));
+}
+
+/* a <u b of two 64-bit atoms (32-bit hosts: their instruction selectors have no 64-bit
+ * ordered compare, so it is built of 32-bit ones) */
+static IRExpr *lt64u(IRSB *sb, IRExpr *a, IRExpr *b)
+{
+#if VG_WORDSIZE == 8
+	return tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, a, b));
+#else
+	IRExpr *ah = tmp(sb, Ity_I32, IRExpr_Unop(Iop_64HIto32, a));
+	IRExpr *bh = tmp(sb, Ity_I32, IRExpr_Unop(Iop_64HIto32, b));
+	IRExpr *al = tmp(sb, Ity_I32, IRExpr_Unop(Iop_64to32, a));
+	IRExpr *bl = tmp(sb, Ity_I32, IRExpr_Unop(Iop_64to32, b));
+	IRExpr *hlt = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT32U, ah, bh));
+	IRExpr *heq = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ32, ah, bh));
+	IRExpr *llt = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT32U, al, bl));
+	IRExpr *both = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, heq, llt));
+	return tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, hlt, both));
+#endif
+}
+
+/* cond ? amount : 0 as a 64-bit value, amount a constant (32-bit hosts: a 64-bit ITE is
+ * not selectable there, so the halves are chosen apart; amount_lo may be patched later). */
+static IRExpr *ite64(IRSB *sb, IRExpr *cond, IRExpr *amount_lo, UInt amount_hi)
+{
+#if VG_WORDSIZE == 8
+	(void)amount_hi;
+	return tmp(sb, Ity_I64, IRExpr_ITE(cond, amount_lo, IRExpr_Const(IRConst_U64(0))));
+#else
+	IRExpr *lo = tmp(sb, Ity_I32, IRExpr_ITE(cond, amount_lo, IRExpr_Const(IRConst_U32(0))));
+	IRExpr *hi = amount_hi ? tmp(sb, Ity_I32, IRExpr_ITE(cond, IRExpr_Const(IRConst_U32(amount_hi)),
+							     IRExpr_Const(IRConst_U32(0))))
+			       : IRExpr_Const(IRConst_U32(0));
+	return tmp(sb, Ity_I64, IRExpr_Binop(Iop_32HLto64, hi, lo));
+#endif
 }
 
 /* *(*counter_ptr) += amount when cond holds (an I1 atom): the fast path's hot count. */
 static void add_count(IRSB *sb, ULong *const *counter_ptr, IRExpr *cond, IRExpr *amount)
 {
-	IRExpr *ptr = load64(sb, counter_ptr);
-	IRExpr *v = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, ptr));
-	IRExpr *inc = tmp(sb, Ity_I64, IRExpr_ITE(cond, amount, IRExpr_Const(IRConst_U64(0))));
+	IRExpr *ptr = loadW(sb, counter_ptr);
+	IRExpr *v = tmp(sb, Ity_I64, IRExpr_Load(PS_END, Ity_I64, ptr));
+	IRExpr *inc = ite64(sb, cond, amount, 0);
 	IRExpr *sum = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, v, inc));
-	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, ptr, sum));
+	addStmtToIRSB(sb, IRStmt_Store(PS_END, ptr, sum));
 }
 
 /* *where += amount when cond holds (an I1 atom): the objects fast path's pending counts. */
 static void add_pending(IRSB *sb, ULong *where, IRExpr *cond, ULong amount)
 {
 	IRExpr *v = load64(sb, where);
-	IRExpr *inc = tmp(sb, Ity_I64, IRExpr_ITE(cond, IRExpr_Const(IRConst_U64(amount)),
-						  IRExpr_Const(IRConst_U64(0))));
+#if VG_WORDSIZE == 8
+	IRExpr *inc = ite64(sb, cond, IRExpr_Const(IRConst_U64(amount)), 0);
+#else
+	IRExpr *inc = ite64(sb, cond, IRExpr_Const(IRConst_U32((UInt)amount)), (UInt)(amount >> 32));
+#endif
 	IRExpr *sum = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, v, inc));
-	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)where), sum));
+	addStmtToIRSB(sb, IRStmt_Store(PS_END, mkIRExpr_HWord((HWord)where), sum));
 }
 
 /* One data access. The helper is called only when the access is not to ps_last_data_page,
@@ -206,23 +276,25 @@ static void add_data(IRSB *sb, IRExpr *addr, Int size, Bool store, IRExpr *guard
 {
 	if (size > 0xffff)
 		size = 0xffff;
-	UWord arg = (UWord)size | (store ? 1ul << 16 : 0) | (UWord)left << PS_ARG_LEFT_SHIFT |
-		    (UWord)delta << 32;
-	IRExpr *page = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr,
-						     IRExpr_Const(IRConst_U8(ps_clo_page_shift))));
-	IRExpr *miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, page,
-						    load64(sb, &ps_last_data_page)));
+	UWord arg = (UWord)size | (store ? 1ul << 16 : 0) | (UWord)left << PS_ARG_LEFT_SHIFT;
+#if VG_WORDSIZE == 8
+	arg |= (UWord)delta << 32;
+#endif
+	IRExpr *page = tmp(sb, Ity_W, IRExpr_Binop(Iop_ShrW, addr,
+						   IRExpr_Const(IRConst_U8(ps_clo_page_shift))));
+	IRExpr *miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNEW, page,
+						    loadW(sb, &ps_last_data_page)));
 	if (size > 1) {
-		IRExpr *end = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, addr,
-					IRExpr_Const(IRConst_U64((ULong)size - 1))));
-		IRExpr *endpage = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, end,
+		IRExpr *end = tmp(sb, Ity_W, IRExpr_Binop(Iop_AddW, addr,
+					IRExpr_Const(IRConst_UW((ULong)size - 1))));
+		IRExpr *endpage = tmp(sb, Ity_W, IRExpr_Binop(Iop_ShrW, end,
 					IRExpr_Const(IRConst_U8(ps_clo_page_shift))));
-		IRExpr *cross = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, endpage, page));
+		IRExpr *cross = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNEW, endpage, page));
 		miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, miss, cross));
 	}
 	if (ps_obj_enabled) {
-		IRExpr *off = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, addr, load64(sb, &ps_obj_lo)));
-		IRExpr *out = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLE64U, load64(sb, &ps_obj_len), off));
+		IRExpr *off = tmp(sb, Ity_W, IRExpr_Binop(Iop_SubW, addr, loadW(sb, &ps_obj_lo)));
+		IRExpr *out = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLEWU, loadW(sb, &ps_obj_len), off));
 		miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, miss, out));
 	}
 	IRExpr *call = guard ? tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, miss, guard)) : miss;
@@ -237,12 +309,22 @@ static void add_data(IRSB *sb, IRExpr *addr, Int size, Bool store, IRExpr *guard
 				    1ull << PS_OBJ_PEND_SHIFT | (ULong)size);
 	}
 	IRDirty *di;
+#if VG_WORDSIZE == 8
 	if (ps_clo_hot)
 		di = unsafeIRDirty_0_N(3, "ps_h_data_hot", VG_(fnptr_to_fnentry)(ps_h_data_hot),
 				       mkIRExprVec_3(addr, mkIRExpr_HWord(arg), mkIRExpr_HWord(ip)));
 	else
 		di = unsafeIRDirty_0_N(2, "ps_h_data", VG_(fnptr_to_fnentry)(ps_h_data),
 				       mkIRExprVec_2(addr, mkIRExpr_HWord(arg)));
+#else
+	if (ps_clo_hot)
+		di = unsafeIRDirty_0_N(0, "ps_h_data_hot", VG_(fnptr_to_fnentry)(ps_h_data_hot),
+				       mkIRExprVec_4(addr, mkIRExpr_HWord(arg), mkIRExpr_HWord(ip),
+						     mkIRExpr_HWord(delta)));
+	else
+		di = unsafeIRDirty_0_N(3, "ps_h_data", VG_(fnptr_to_fnentry)(ps_h_data),
+				       mkIRExprVec_3(addr, mkIRExpr_HWord(arg), mkIRExpr_HWord(delta)));
+#endif
 	di->guard = call;
 	addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
@@ -251,29 +333,37 @@ static void add_data(IRSB *sb, IRExpr *addr, Int size, Bool store, IRExpr *guard
  * is not ps_last_code_page or, at the superblock's first run, when the superblock may end
  * after ps_epoch_end. *arg_const / *count_const are completed when the run ends. */
 static void add_code(IRSB *sb, Addr ip, Bool first_run, UInt sb_len, IRConst **arg_const,
-		     IRConst **count_const)
+		     IRConst **delta_const, IRConst **count_const)
 {
-	ULong page = ip >> ps_clo_page_shift;
-	IRExpr *miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, load64(sb, &ps_last_code_page),
-						    IRExpr_Const(IRConst_U64(page))));
+	UWord page = ip >> ps_clo_page_shift;
+	IRExpr *miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNEW, loadW(sb, &ps_last_code_page),
+						    IRExpr_Const(IRConst_UW(page))));
 	if (first_run) {
 		/* the counter is up to date at a superblock's start */
 		IRExpr *end = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, load64(sb, &ps_instr_count),
 							    IRExpr_Const(IRConst_U64(sb_len))));
-		IRExpr *late = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, load64(sb, &ps_epoch_end), end));
+		IRExpr *late = lt64u(sb, load64(sb, &ps_epoch_end), end);
 		miss = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, miss, late));
 	}
 	*count_const = NULL;
 	if (ps_clo_hot) {
 		IRExpr *skip = tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, miss));
-		IRExpr *n = IRExpr_Const(IRConst_U64(0));
+		IRExpr *n = IRExpr_Const(IRConst_UW(0)); /* the run's length, patched */
 		*count_const = n->Iex.Const.con;
 		add_count(sb, &ps_last_code_count, skip, n);
 	}
 	IRExpr *arg = mkIRExpr_HWord(0);
 	*arg_const = arg->Iex.Const.con;
+#if VG_WORDSIZE == 8
+	*delta_const = NULL;
 	IRDirty *di = unsafeIRDirty_0_N(2, "ps_h_code", VG_(fnptr_to_fnentry)(ps_h_code),
 					mkIRExprVec_2(mkIRExpr_HWord(ip), arg));
+#else
+	IRExpr *dl = mkIRExpr_HWord(0);
+	*delta_const = dl->Iex.Const.con;
+	IRDirty *di = unsafeIRDirty_0_N(3, "ps_h_code", VG_(fnptr_to_fnentry)(ps_h_code),
+					mkIRExprVec_3(mkIRExpr_HWord(ip), arg, dl));
+#endif
 	di->guard = miss;
 	addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
@@ -300,11 +390,19 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 	UInt idx = 0;           /* this instruction's number in the superblock, from 1 */
 	Addr ip = 0;
 	ULong run_page = ~0ull; /* current code run */
-	IRConst *run_arg = NULL, *run_count = NULL; /* completed at the run's end */
+	IRConst *run_arg = NULL, *run_delta_c = NULL, *run_count = NULL; /* completed at the run's end */
 	UInt run_n = 0, run_delta = 0, run_left = 0;
-#define END_RUN() do { if (run_arg) { run_arg->Ico.U64 = (ULong)run_delta << 32 | \
-		(ULong)run_left << PS_ARG_LEFT_SHIFT | run_n; \
-		if (run_count) run_count->Ico.U64 = run_n; } run_arg = NULL; } while (0)
+#if VG_WORDSIZE == 8
+#define SET_RUN_ARG() (run_arg->Ico.U64 = (ULong)run_delta << 32 | \
+		(ULong)run_left << PS_ARG_LEFT_SHIFT | run_n)
+#define SET_RUN_COUNT() (run_count->Ico.U64 = run_n)
+#else
+#define SET_RUN_COUNT() (run_count->Ico.U32 = run_n)
+#define SET_RUN_ARG() (run_arg->Ico.U32 = run_left << PS_ARG_LEFT_SHIFT | run_n, \
+		run_delta_c->Ico.U32 = run_delta)
+#endif
+#define END_RUN() do { if (run_arg) { SET_RUN_ARG(); \
+		if (run_count) SET_RUN_COUNT(); } run_arg = NULL; } while (0)
 #define LEFT (sb_len - idx)
 
 	for (; i < in->stmts_used; i++) {
@@ -327,7 +425,7 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 			run_n = 1;
 			run_delta = delta;
 			run_left = LEFT;
-			add_code(out, ip, idx == 1, sb_len, &run_arg, &run_count);
+			add_code(out, ip, idx == 1, sb_len, &run_arg, &run_delta_c, &run_count);
 			break;
 		}
 		case Ist_WrTmp:
@@ -409,6 +507,8 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 	if (delta)
 		add_counter(out, delta);
 #undef END_RUN
+#undef SET_RUN_ARG
+#undef SET_RUN_COUNT
 #undef LEFT
 	return out;
 }

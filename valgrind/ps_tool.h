@@ -85,7 +85,8 @@ void ps_obj_access(Addr a, SizeT size, Bool is_store);
  * changes the range. The fields cannot overflow: an epoch (ws.c) lasts at most
  * PS_MAX_EPOCH instructions, so at most 8 * PS_MAX_EPOCH accesses (8 for a gather) fall
  * between two helper calls. */
-extern ULong ps_obj_lo, ps_obj_len, ps_obj_pend[2];
+extern UWord ps_obj_lo, ps_obj_len; /* guest words, as addresses */
+extern ULong ps_obj_pend[2];
 #define PS_OBJ_PEND_SHIFT 40
 #define PS_MAX_EPOCH (1ull << 20)
 /* The end of the run (ps_ws_finish): stop counting accesses; blocks are still tracked (the
@@ -135,11 +136,18 @@ struct ws_set;
 const struct ws_set *ps_ws_proc_set(int data);
 /* The instrumentation's helpers (called from generated code). arg packs: bits 0-15 the
  * access size, bit 16 store, bits 17-31 instructions left in the superblock after this
- * one, bits 32-63 instructions since the counter was last updated (this one included). */
+ * one, bits 32-63 instructions since the counter was last updated (this one included).
+ * On 32-bit targets (arm, ppc32) those last come as an argument of their own, delta. */
+#if VG_WORDSIZE == 8
 VG_REGPARM(2) void ps_h_data(Addr a, UWord arg);
 VG_REGPARM(3) void ps_h_data_hot(Addr a, UWord arg, Addr ip);
 /* A run of instructions on one code page: arg bits 0-15 their number, 17-63 as above. */
 VG_REGPARM(2) void ps_h_code(Addr ip, UWord arg);
+#else
+VG_REGPARM(3) void ps_h_data(Addr a, UWord arg, UWord delta);
+void ps_h_data_hot(Addr a, UWord arg, Addr ip, UWord delta);
+VG_REGPARM(3) void ps_h_code(Addr ip, UWord arg, UWord delta);
+#endif
 #define PS_ARG_LEFT_SHIFT 17
 #define PS_ARG_LEFT_MAX 0x7fff
 /* The generated code's fast path: an access to ps_last_data_page (a one-page access), or a
@@ -147,7 +155,8 @@ VG_REGPARM(2) void ps_h_code(Addr ip, UWord arg);
  * (ps_data_hot_pend += 1, added to *ps_last_data_count by the helper before that pointer
  * changes; *ps_last_code_count += run), so it skips the helper. A superblock that may end
  * after ps_epoch_end calls the code helper at its start. */
-extern ULong ps_last_data_page, ps_last_code_page, ps_epoch_end, ps_data_hot_pend;
+extern UWord ps_last_data_page, ps_last_code_page; /* page numbers: guest words */
+extern ULong ps_epoch_end, ps_data_hot_pend;
 extern ULong *ps_last_data_count, *ps_last_code_count;
 void ps_hot_write(void);              /* hot.c: the hot records, at fini */
 

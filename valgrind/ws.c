@@ -71,7 +71,7 @@ static ULong epoch = 1;
 #define epoch_end ps_epoch_end
 
 ULong ps_epoch_end;
-ULong ps_last_data_page = ~0ull, ps_last_code_page = ~0ull;
+UWord ps_last_data_page = ~0UL, ps_last_code_page = ~0UL;
 static ULong dummy_count;
 ULong *ps_last_data_count = &dummy_count, *ps_last_code_count = &dummy_count;
 
@@ -91,7 +91,7 @@ static inline void flush_data_hot(void)
 static void forget_last(void)
 {
 	flush_data_hot();
-	ps_last_data_page = ps_last_code_page = ~0ull;
+	ps_last_data_page = ps_last_code_page = ~0UL;
 	ps_last_data_count = ps_last_code_count = &dummy_count;
 }
 
@@ -109,7 +109,7 @@ static struct ws_prom prom[NKIND]; /* the default detector */
 static Bool ended;
 static ULong end_t;
 
-static void *vg_alloc(void *ctx, SizeT n)
+static void *vg_alloc(void *ctx, size_t n)
 {
 	(void)ctx;
 	return VG_(malloc)("ps.ws", n);
@@ -372,13 +372,13 @@ static inline struct ws_page *touch(int k, ULong page, ULong now, Addr ip, ULong
 	return touch_slow(th, k, page, now, ip, count, c);
 }
 
-static inline void data_access(Addr a, UWord arg, Addr ip, ULong count)
+static inline void data_access(Addr a, UWord arg, UWord delta, Addr ip, ULong count)
 {
 	/* The helper runs before the client's access to a: start fetching its line now, so
 	 * the client's cache miss overlaps the miss on the page's entry here instead of
 	 * following it (a prefetch never faults). */
 	__builtin_prefetch((const void *)a);
-	ULong now = ps_instr_count + (arg >> 32);
+	ULong now = ps_instr_count + delta;
 	SizeT size = arg & 0xffff;
 	if (UNLIKELY(now > epoch_end)) {
 		if (ended)
@@ -401,19 +401,9 @@ static inline void data_access(Addr a, UWord arg, Addr ip, ULong count)
 		ps_obj_access(a, size, (arg >> 16) & 1);
 }
 
-VG_REGPARM(2) void ps_h_data(Addr a, UWord arg)
+static inline void code_access(Addr ip, UWord arg, UWord delta)
 {
-	data_access(a, arg, 0, 0);
-}
-
-VG_REGPARM(3) void ps_h_data_hot(Addr a, UWord arg, Addr ip)
-{
-	data_access(a, arg, ip, 1);
-}
-
-VG_REGPARM(2) void ps_h_code(Addr ip, UWord arg)
-{
-	ULong now = ps_instr_count + (arg >> 32);
+	ULong now = ps_instr_count + delta;
 	if (UNLIKELY(now > epoch_end)) {
 		if (ended)
 			return;
@@ -430,6 +420,39 @@ VG_REGPARM(2) void ps_h_code(Addr ip, UWord arg)
 		forget_last();
 	}
 }
+
+/* The helpers: on 64-bit targets delta is arg's bits 32-63, on 32-bit ones an argument. */
+#if VG_WORDSIZE == 8
+VG_REGPARM(2) void ps_h_data(Addr a, UWord arg)
+{
+	data_access(a, arg, arg >> 32, 0, 0);
+}
+
+VG_REGPARM(3) void ps_h_data_hot(Addr a, UWord arg, Addr ip)
+{
+	data_access(a, arg, arg >> 32, ip, 1);
+}
+
+VG_REGPARM(2) void ps_h_code(Addr ip, UWord arg)
+{
+	code_access(ip, arg, arg >> 32);
+}
+#else
+VG_REGPARM(3) void ps_h_data(Addr a, UWord arg, UWord delta)
+{
+	data_access(a, arg, delta, 0, 0);
+}
+
+void ps_h_data_hot(Addr a, UWord arg, Addr ip, UWord delta)
+{
+	data_access(a, arg, delta, ip, 1);
+}
+
+VG_REGPARM(3) void ps_h_code(Addr ip, UWord arg, UWord delta)
+{
+	code_access(ip, arg, delta);
+}
+#endif
 
 const struct ws_set *ps_ws_proc_set(int data)
 {

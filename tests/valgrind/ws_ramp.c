@@ -15,6 +15,17 @@
 
 #include "pagesleuth.h"
 
+/* The frame's top: on x86 the return address above the saved frame pointer; elsewhere (arm64,
+ * arm, ppc: the frame record is at the frame's bottom) the highest byte of its own locals
+ * and spilled arguments, which SPAN() takes in. */
+#if defined(__x86_64__) || defined(__i386__)
+#define FRAME_TOP() ((uintptr_t)__builtin_frame_address(0) + 15)
+#else
+#define FRAME_TOP() ((uintptr_t)0)
+#endif
+#define SPAN(v) do { if ((uintptr_t)&(v) < lo) lo = (uintptr_t)&(v); \
+		     if ((uintptr_t)&(v) + sizeof(v) - 1 > hi) hi = (uintptr_t)&(v) + sizeof(v) - 1; } while (0)
+
 #define PAGE 4096
 #define PASSES 400
 static const long NPAGES[] = { 16, 64, 160, 64, 9 };
@@ -27,18 +38,9 @@ __attribute__((noinline, aligned(4096))) static void ramp(volatile char *buf, lo
 							     long passes, long *span)
 {
 	long pass, i;
-	/* the frame: from the lowest local up to the return address above the saved rbp */
-	uintptr_t lo = (uintptr_t)&i, hi = (uintptr_t)__builtin_frame_address(0) + 15;
-	if ((uintptr_t)&pass < lo)
-		lo = (uintptr_t)&pass;
-	if ((uintptr_t)&buf < lo)
-		lo = (uintptr_t)&buf;
-	if ((uintptr_t)&npages < lo)
-		lo = (uintptr_t)&npages;
-	if ((uintptr_t)&passes < lo)
-		lo = (uintptr_t)&passes;
-	if ((uintptr_t)&span < lo)
-		lo = (uintptr_t)&span;
+	/* the frame: from the lowest local up to FRAME_TOP() or its highest local */
+	uintptr_t lo = (uintptr_t)&i, hi = FRAME_TOP();
+	SPAN(i); SPAN(pass); SPAN(buf); SPAN(npages); SPAN(passes); SPAN(span);
 	*span = (long)(hi / PAGE - lo / PAGE + 1);
 	for (pass = 0; pass < passes; pass++)
 		for (i = 0; i < npages; i += 2)

@@ -13,6 +13,17 @@
 
 #include "pagesleuth.h"
 
+/* The frame's top: on x86 the return address above the saved frame pointer; elsewhere (arm64,
+ * arm, ppc: the frame record is at the frame's bottom) the highest byte of its own locals
+ * and spilled arguments, which SPAN() takes in. */
+#if defined(__x86_64__) || defined(__i386__)
+#define FRAME_TOP() ((uintptr_t)__builtin_frame_address(0) + 15)
+#else
+#define FRAME_TOP() ((uintptr_t)0)
+#endif
+#define SPAN(v) do { if ((uintptr_t)&(v) < lo) lo = (uintptr_t)&(v); \
+		     if ((uintptr_t)&(v) + sizeof(v) - 1 > hi) hi = (uintptr_t)&(v) + sizeof(v) - 1; } while (0)
+
 #define PAGE 4096
 #define SHARED 24
 #define PRIV_A 8
@@ -32,13 +43,8 @@ struct job {
 __attribute__((noinline)) static void work(char *sh, char *priv, long npriv, long passes, long *span)
 {
 	long pass, i;
-	uintptr_t lo = (uintptr_t)&i, hi = (uintptr_t)__builtin_frame_address(0) + 15;
-	if ((uintptr_t)&pass < lo) lo = (uintptr_t)&pass;
-	if ((uintptr_t)&sh < lo) lo = (uintptr_t)&sh;
-	if ((uintptr_t)&priv < lo) lo = (uintptr_t)&priv;
-	if ((uintptr_t)&npriv < lo) lo = (uintptr_t)&npriv;
-	if ((uintptr_t)&passes < lo) lo = (uintptr_t)&passes;
-	if ((uintptr_t)&span < lo) lo = (uintptr_t)&span;
+	uintptr_t lo = (uintptr_t)&i, hi = FRAME_TOP();
+	SPAN(i); SPAN(pass); SPAN(sh); SPAN(priv); SPAN(npriv); SPAN(passes); SPAN(span);
 	*span = (long)(hi / PAGE - lo / PAGE + 1);
 	for (pass = 0; pass < passes; pass++) {
 		for (i = 0; i < SHARED; i++)
