@@ -115,15 +115,17 @@ $(VG_OUT)/.links: $(VG_EXECDIR)
 	@touch $@
 else
 # The package, fetched (cached) and extracted by the fixtures' fetch-deb.sh; a transient
-# download failure is retried once a little later.
-$(VG_PKG_STAMP):
+# download failure is retried once a little later. Fetched again when the cache it points
+# to is gone.
+.PHONY: vg-pkg-refetch
+$(VG_PKG_STAMP): $(if $(wildcard $(VG_PKG)/usr/lib),,vg-pkg-refetch)
 	@mkdir -p $(dir $@)
 	@command -v $(VG_CC) >/dev/null || { echo "make valgrind-tool ARCH=$(ARCH): no $(VG_CC) (apt-get install gcc-$(VG_TRIPLET))"; exit 1; }
 	@set -e; f=tests/fixtures/scripts; export PAGESLEUTH_CACHE=$(PS_CACHE); \
 	$$f/apt-foreign.sh $(ARCH) update; \
 	out=$$($$f/fetch-deb.sh $(ARCH) valgrind '$(VG_DEB_VERSION)' || { sleep 5; $$f/fetch-deb.sh $(ARCH) valgrind '$(VG_DEB_VERSION)'; }); \
 	ln -sfn "$${out##* }" $(VG_PKG); echo "valgrind:$(ARCH) $$out" > $@
-$(VG_ARCHIVES) $(VG_LIBDIR)/libreplacemalloc_toolpreload-$(VG_PLATFORM).a $(VG_LIBDIR)/libgcc-sup-$(VG_PLATFORM).a: $(VG_PKG_STAMP) ; @:
+$(VG_ARCHIVES) $(VG_LIBDIR)/libreplacemalloc_toolpreload-$(VG_PLATFORM).a $(VG_LIBDIR)/libgcc-sup-$(VG_PLATFORM).a: | $(VG_PKG_STAMP) ; @:
 
 # What the board needs from the package, copied (the directory goes onto the board as it
 # is): the core's preload, the default suppressions, the launcher (bin/valgrind; it finds
