@@ -34,25 +34,32 @@ VG_PKG_STAMP  :=
 else
 # per architecture: the Debian triplet, Valgrind's platform, its -m flags (as Valgrind's own
 # build: AM_FLAG_M3264_*), the record header's arch and byte order
-VG_ARCHES     := arm64 armhf ppc64el
+# powerpc (32-bit): Debian 12 has no such port, so no valgrind:powerpc package: Valgrind
+# 3.19 is built from Debian 12's source package instead (mk/valgrind-from-source.sh).
+VG_ARCHES     := arm64 armhf ppc64el powerpc
 ifeq ($(filter $(ARCH),$(VG_ARCHES)),)
-$(error ARCH=$(ARCH): the Valgrind tool builds for amd64 $(VG_ARCHES) (ppc32: Debian 12 has no powerpc port, see docs/valgrind.md))
+$(error ARCH=$(ARCH): the Valgrind tool builds for amd64 $(VG_ARCHES))
 endif
 VG_TRIPLET_arm64   := aarch64-linux-gnu
 VG_TRIPLET_armhf   := arm-linux-gnueabihf
 VG_TRIPLET_ppc64el := powerpc64le-linux-gnu
+VG_TRIPLET_powerpc := powerpc-linux-gnu
 VG_PLAT_arm64      := arm64-linux
 VG_PLAT_armhf      := arm-linux
 VG_PLAT_ppc64el    := ppc64le-linux
+VG_PLAT_powerpc    := ppc32-linux
 VG_VGA_arm64       := arm64
 VG_VGA_armhf       := arm
 VG_VGA_ppc64el     := ppc64le
+VG_VGA_powerpc     := ppc32
 VG_M_arm64         :=
 VG_M_armhf         := -marm -mcpu=cortex-a8
 VG_M_ppc64el       := -m64
+VG_M_powerpc       := -m32
 VG_RECARCH_arm64   := arm64
 VG_RECARCH_armhf   := arm
 VG_RECARCH_ppc64el := ppc64le
+VG_RECARCH_powerpc := ppc32
 VG_TRIPLET    := $(VG_TRIPLET_$(ARCH))
 VG_PLATFORM   := $(VG_PLAT_$(ARCH))
 CROSS_COMPILE ?= $(VG_TRIPLET)-
@@ -61,7 +68,7 @@ VG_M          := $(VG_M_$(ARCH))
 VG_DEFS       := -DVGA_$(VG_VGA_$(ARCH))=1 -DVGO_linux=1 -DVGP_$(VG_VGA_$(ARCH))_linux=1 \
 	-DVGPV_$(VG_VGA_$(ARCH))_linux_vanilla=1
 VG_RECARCH    := $(VG_RECARCH_$(ARCH))
-VG_ENDIAN     := little
+VG_ENDIAN     := $(if $(filter powerpc,$(ARCH)),big,little)
 PS_CACHE      ?= $(or $(PAGESLEUTH_CACHE),/var/cache/pagesleuth)
 # the extracted package, reached through a link the fetch rule makes
 VG_PKG        := $(B)/valgrind-pkg-$(ARCH)
@@ -121,10 +128,16 @@ else
 $(VG_PKG_STAMP): $(if $(wildcard $(VG_PKG)/usr/lib),,vg-pkg-refetch)
 	@mkdir -p $(dir $@)
 	@command -v $(VG_CC) >/dev/null || { echo "make valgrind-tool ARCH=$(ARCH): no $(VG_CC) (apt-get install gcc-$(VG_TRIPLET))"; exit 1; }
+ifeq ($(ARCH),powerpc)
+	@set -e; export PAGESLEUTH_CACHE=$(PS_CACHE); \
+	out=$$(mk/valgrind-from-source.sh $(ARCH) $(VG_TRIPLET)); \
+	ln -sfn "$$out" $(VG_PKG); echo "valgrind $(VG_DEB_VERSION) built from source for $(ARCH) $$out" > $@
+else
 	@set -e; f=tests/fixtures/scripts; export PAGESLEUTH_CACHE=$(PS_CACHE); \
 	$$f/apt-foreign.sh $(ARCH) update; \
 	out=$$($$f/fetch-deb.sh $(ARCH) valgrind '$(VG_DEB_VERSION)' || { sleep 5; $$f/fetch-deb.sh $(ARCH) valgrind '$(VG_DEB_VERSION)'; }); \
 	ln -sfn "$${out##* }" $(VG_PKG); echo "valgrind:$(ARCH) $$out" > $@
+endif
 $(VG_ARCHIVES) $(VG_LIBDIR)/libreplacemalloc_toolpreload-$(VG_PLATFORM).a $(VG_LIBDIR)/libgcc-sup-$(VG_PLATFORM).a: | $(VG_PKG_STAMP) ; @:
 
 # What the board needs from the package, copied (the directory goes onto the board as it

@@ -6,7 +6,8 @@ with an initramfs of busybox-static, the cross toolchain's glibc, the tool's dir
 
   vgboard.py ARCH VGLIB PROGDIR JOBS OUTDIR [TIMEOUT]
 
-ARCH: arm64 | armhf | ppc64el. VGLIB: build/valgrind-lib-ARCH (copied to /vg, its launcher
+ARCH: arm64 | armhf | ppc64el | powerpc (32-bit: the fixtures' self-built e500 kernel, /init
+from vgboard_init.c: Debian has no powerpc kernel or busybox-static). VGLIB: build/valgrind-lib-ARCH (copied to /vg, its launcher
 bin/valgrind to /vg/bin). PROGDIR: the programs (copied to /t). JOBS: a file of lines
 `NAME COMMAND...` run in order in the guest by busybox sh, with VALGRIND_LIB=/vg and PATH
 holding /vg/bin; each job's stdout, stderr and /tmp/NAME.rec (when it wrote one) come back
@@ -52,6 +53,15 @@ ARCHES = {
         qemu=["qemu-system-ppc64", "-M", "pseries,cap-cfpc=broken,cap-sbbc=broken,"
               "cap-ibs=broken,cap-ccf-assist=off,cap-large-decr=off", "-accel", "tcg",
               "-cpu", "power9"], console="hvc0", ram=1024),
+    # 32-bit PowerPC: Debian has no kernel or busybox-static for it; the fixtures' self-built
+    # e500 kernel (tests/fixtures/scripts/build-ppc32.sh e500-64pte, cached) and /init in C
+    # (vgboard_init.c). e500v2 has no classic FPU: the kernel emulates it
+    # (MATH_EMULATION_FULL), as Debian's powerpc glibc needs.
+    "powerpc": dict(
+        kbuilt="ppc32/build-e500-64pte/vmlinux", triplet="powerpc-linux-gnu",
+        interp="/lib/ld.so.1",
+        qemu=["qemu-system-ppc", "-M", "ppce500", "-accel", "tcg", "-cpu", "e500v2"],
+        console="ttyS0", ram=256),
 }
 BUSYBOX = "1:1.35.0-4+deb12u1+b1"
 
@@ -165,19 +175,34 @@ def main():
     qemu = c["qemu"][0]
     if not any(os.access(os.path.join(d, qemu), os.X_OK) for d in os.environ["PATH"].split(":")):
         raise Missing(f"no {qemu} (apt-get install {'qemu-system-arm' if 'arm' in qemu or 'aarch64' in qemu else 'qemu-system-ppc'})")
+    if not any(os.access(os.path.join(d, c["triplet"] + "-gcc"), os.X_OK) for d in os.environ["PATH"].split(":")):
+        raise Missing(f"no {c['triplet']}-gcc (apt-get install gcc-{c['triplet']})")
     libdir = f"/usr/{c['triplet']}/lib"
     if not os.path.exists(libdir + "/libc.so.6"):
         raise Missing(f"no {libdir}/libc.so.6 (apt-get install libc6-dev-{arch}-cross)")
-    kpkg, kver = pinned(c)
-    kroot = fetch(arch, kpkg, kver)
-    kernel = sorted(glob.glob(os.path.join(kroot, c["kfile"])))[0]
-    bb = os.path.join(fetch(arch, "busybox-static", BUSYBOX), "bin", "busybox")
-
     cp = Cpio()
-    cp.host("/bin/busybox", bb, 0o755)
-    for a in ["sh", "mount", "cat", "cut", "echo", "base64", "poweroff", "sync", "uname", "ls",
-              "sleep", "true", "env"]:
-        cp.link("/bin/" + a, "busybox")
+    if "kbuilt" in c:
+        cache = os.environ.get("PAGESLEUTH_CACHE", "/var/cache/pagesleuth")
+        kernel = os.path.join(cache, "fixtures", c["kbuilt"])
+        if not os.path.exists(kernel):
+            raise Missing(f"no {kernel} (the fixtures' kernel: tests/fixtures/scripts/build-ppc32.sh "
+                          "e500-64pte, ~8 min)")
+        init = os.path.join(outdir, "init")
+        r = subprocess.run([c["triplet"] + "-gcc", "-static", "-O2", "-o", init,
+                            os.path.join(HERE, "vgboard_init.c")], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("vgboard_init.c: " + r.stderr[:300])
+        cp.host("/init", init, 0o755)
+    else:
+        kpkg, kver = pinned(c)
+        kroot = fetch(arch, kpkg, kver)
+        kernel = sorted(glob.glob(os.path.join(kroot, c["kfile"])))[0]
+        bb = os.path.join(fetch(arch, "busybox-static", BUSYBOX), "bin", "busybox")
+        cp.host("/bin/busybox", bb, 0o755)
+        for a in ["sh", "mount", "cat", "cut", "echo", "base64", "poweroff", "sync", "uname", "ls",
+                  "sleep", "true", "env"]:
+            cp.link("/bin/" + a, "busybox")
+        cp.file("/init", INIT.encode(), 0o755)
     cp.chardev("/dev/console", 5, 1)
     cp.chardev("/dev/null", 1, 3)
     for d in ["/proc", "/sys", "/tmp", "/etc"]:
@@ -196,7 +221,6 @@ def main():
         if os.path.isfile(p):
             cp.host("/t/" + f, p)
     cp.file("/t/jobs", open(jobs, "rb").read())
-    cp.file("/init", INIT.encode(), 0o755)
     initrd = os.path.join(outdir, "initrd.cpio")
     with open(initrd, "wb") as f:
         f.write(cp.bytes())
