@@ -229,9 +229,10 @@ done
 #    arm64 (arm64: 5.10 without VMEMMAP_START in VMCOREINFO, 6.12/7.2 built for 52-bit VAs on
 #    a 48-bit CPU): every dump with no type-information option at all (5.10 lists no kallsyms in VMCOREINFO:
 #    found by their structure; 7.x has place-relative kallsyms offsets; 6.10+ page types),
-#    then with the committed BTF given: the same records.
+#    then with the committed BTF given: the same records. x86_64-ram (6.1 with the RAM
+#    workload beside the usual one: its swap is zram, hugetlb, BPF, 8000 sockets) too.
 for fx in x86_64-bullseye x86_64-trixie x86_64-trixie-la57 x86_64-forky arm64-bullseye arm64-trixie arm64-forky \
-	ppc64le-trixie; do
+	ppc64le-trixie x86_64-ram; do
 	[ -f "tests/fixtures/data/$fx/MANIFEST" ] || { bad "$fx: fixture missing"; continue; }
 	if extract "$ASAN" $fx qemu.elf "$T/$fx-elf.rec"; then
 		check_gt $fx "$T/$fx-elf.rec"
