@@ -452,6 +452,42 @@ static void an_owner_table(const struct model *m, struct report *r, const char *
 	report_add(r, t);
 }
 
+/* /proc/vmallocinfo's pages per caller (counter set "vmallocinfo", live as root): vmalloc
+ * by caller where no walk of the frames names the callers. */
+static void an_vmallocinfo_table(const struct model *m, struct report *r)
+{
+	enum { V_NAME, V_BYTES, V_SHARE, V_N };
+	const struct column cols[V_N] = {
+		{ "name", "CALLER", CELL_STR, COL_DEC }, { "bytes", "SIZE", CELL_U64, COL_BYTES },
+		{ "share_pct", "% VMALLOC", CELL_F64, COL_DEC },
+	};
+	uint64_t total = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < m->ncounters; i++)
+		if (!strcmp(m->counters[i].set, "vmallocinfo") && m->counters[i].value != PS_UNKNOWN) {
+			total += m->counters[i].value;
+			n++;
+		}
+	if (!n)
+		return;
+	struct table *t = table_new("vmallocinfo", "vmalloc by caller (/proc/vmallocinfo)", STYLE_GRID, V_N, cols);
+	table_set_decimals(t, V_SHARE, 1);
+	for (size_t i = 0; i < m->ncounters; i++) {
+		const struct kcounter *c = &m->counters[i];
+		if (strcmp(c->set, "vmallocinfo") || c->value == PS_UNKNOWN)
+			continue;
+		size_t row = table_add_row(t);
+		table_set_str(t, row, V_NAME, c->name);
+		table_set_u64(t, row, V_BYTES, c->value * m->page_size);
+		table_set_f64(t, row, V_SHARE, total ? 100.0 * (double)c->value / (double)total : 0.0);
+	}
+	table_sort(t, V_BYTES, true);
+	char hb[BYTES_HUMAN_MAX];
+	table_set_note(t, "%zu callers, %s in vmalloc'd pages (ioremap and vm_map_ram areas hold none); "
+		       "kernel_clone's are the kernel stacks", n, bytes_human(total * m->page_size, hb));
+	report_add(r, t);
+}
+
 /* /proc/slabinfo (slab records): the caches with the most memory in slabs, with their
  * objects in use, total, and size. */
 static void an_slabinfo_table(const struct model *m, struct report *r)
@@ -505,6 +541,7 @@ void an_ram(const struct model *m, struct report *r)
 	if (m->ncounters) {
 		an_meminfo_table(m, r);
 		an_buddyinfo_table(m, r);
+		an_vmallocinfo_table(m, r);
 	}
 	an_slabinfo_table(m, r);
 }

@@ -131,6 +131,52 @@ int live_parse_zoneinfo(const char *text, live_counter_fn fn, void *arg)
 	return n;
 }
 
+struct vcaller {
+	char name[64];
+	uint64_t pages;
+};
+
+int live_parse_vmallocinfo(const char *text, live_counter_fn fn, void *arg)
+{
+	enum { MAX_CALLERS = 4096 }; /* a kernel has a few hundred callers; the rest summed */
+	struct vcaller *c = calloc(MAX_CALLERS + 1, sizeof *c);
+	if (!c)
+		return 0;
+	size_t n = 0;
+	char line[512];
+	size_t pos = 0;
+	while (next_line(text, &pos, line, sizeof line)) {
+		/* "0x...-0x... SIZE CALLER+0x1bc/0x1e0 pages=4 vmalloc N0=4" */
+		char range[64], caller[256];
+		unsigned long long size;
+		const char *p = strstr(line, " pages=");
+		if (!p || sscanf(line, "%63s %llu %255s", range, &size, caller) != 3)
+			continue;
+		unsigned long long pages = strtoull(p + 7, NULL, 10);
+		caller[strcspn(caller, "+")] = 0; /* the function, without offset/size */
+		size_t len = strlen(caller);
+		bool ok = len > 0 && len < sizeof c->name && strncmp(caller, "pages=", 6) != 0;
+		for (size_t i = 0; ok && i < len; i++)
+			ok = (caller[i] >= 'a' && caller[i] <= 'z') || (caller[i] >= 'A' && caller[i] <= 'Z') ||
+			     (caller[i] >= '0' && caller[i] <= '9') || caller[i] == '_' || caller[i] == '.';
+		const char *name = ok ? caller : "(unknown)";
+		size_t i = 0;
+		while (i < n && strcmp(c[i].name, name) != 0)
+			i++;
+		if (i == n) {
+			if (n == MAX_CALLERS)
+				i = n - 1, name = c[i].name; /* table full: the last row takes the rest */
+			else
+				memcpy(c[n++].name, name, strlen(name) + 1); /* checked: < 64 bytes */
+		}
+		c[i].pages += pages;
+	}
+	for (size_t i = 0; i < n; i++)
+		fn(arg, "vmallocinfo", PS_UNKNOWN, NULL, c[i].name, c[i].pages);
+	free(c);
+	return (int)n;
+}
+
 int live_parse_slabinfo(const char *text, void (*fn)(void *arg, const struct ps_slab *s), void *arg)
 {
 	char line[512], name[64];
@@ -203,6 +249,9 @@ int live_write_counters(struct ps_writer *w, const char *proc_root, char *why, s
 		files[i].parse(b.data, write_one, &a);
 	}
 	char path[256];
+	snprintf(path, sizeof path, "%s/vmallocinfo", proc_root ? proc_root : "/proc");
+	if (!a.failed && proc_read_file(path, &b) == 0) /* root only */
+		live_parse_vmallocinfo(b.data, write_one, &a);
 	snprintf(path, sizeof path, "%s/slabinfo", proc_root ? proc_root : "/proc");
 	if (!a.failed && proc_read_file(path, &b) == 0)
 		live_parse_slabinfo(b.data, write_slab, &a);

@@ -19,6 +19,10 @@ int live_parse_meminfo(const char *text, live_counter_fn fn, void *arg);
 int live_parse_vmstat(const char *text, live_counter_fn fn, void *arg);
 int live_parse_buddyinfo(const char *text, live_counter_fn fn, void *arg);
 int live_parse_zoneinfo(const char *text, live_counter_fn fn, void *arg);
+/* /proc/vmallocinfo (root: others see no file): the pages of each vmalloc'd area (its
+ * "pages=N"; ioremap and vm_map_ram areas hold none) summed per caller function, as set
+ * "vmallocinfo" counters named after the function. Returns the callers written. */
+int live_parse_vmallocinfo(const char *text, live_counter_fn fn, void *arg);
 
 /* /proc/slabinfo (version 2.1): one callback per cache. */
 int live_parse_slabinfo(const char *text, void (*fn)(void *arg, const struct ps_slab *s), void *arg);

@@ -192,10 +192,12 @@ got=$(sed -n 's/^mm id=1 tgid=\([0-9]*\) .*/\1/p' "$T/thread.rec")
 [ -z "$(awk -v w=$want '$1 == "task" && $3 != "tgid=" w' "$T/thread.rec")" ] || fail "snap --pid $TID: a task record with another tgid"
 
 # 3. The whole system: readable by ps_reader (0 = complete; 1 = a process vanished meanwhile).
+cp /proc/vmallocinfo "$T/vmalloc.before" 2>/dev/null || : >"$T/vmalloc.before"
 t0=$(now_ms)
 "$PAGESLEUTH" snap -o "$T/all.rec" 2>"$T/all.err"
 rc=$?
 t1=$(now_ms)
+cp /proc/vmallocinfo "$T/vmalloc.after" 2>/dev/null || : >"$T/vmalloc.after"
 [ $rc = 0 ] || [ $rc = 1 ] || fail "whole-system snap exited $rc: $(head -1 "$T/all.err")"
 "$T/gtcheck" --validate "$T/all.rec" >"$T/all.check" || fail "whole-system snapshot: $(cat "$T/all.check")"
 echo "live_snap: whole system: $((t1 - t0)) ms, $(sed 's/^gtcheck: [^:]*: //' "$T/all.check")"
@@ -203,8 +205,12 @@ echo "live_snap: whole system: $((t1 - t0)) ms, $(sed 's/^gtcheck: [^:]*: //' "$
 # 3b. The kernel's counters in that snapshot: every /proc/meminfo field and vmstat counter of
 # this kernel by name, in the kernel's order; the fields that a running system does not move
 # (MemTotal, SwapTotal, Hugepagesize, HugePages_Total) equal to /proc/meminfo read now; the
-# zones of /proc/buddyinfo. And the report's ram table adds up to MemTotal.
-python3 - "$T/all.rec" <<'PY' || fail "counter records of the whole-system snapshot"
+# zones of /proc/buddyinfo. As root, /proc/vmallocinfo's pages per caller (counter set
+# vmallocinfo): every caller whose sum is the same in the file read just before and just
+# after the snapshot has exactly that sum in it (kernel_clone's, the kernel stacks, move
+# with every process started meanwhile), and a caller in both is in the snapshot. And the
+# report's ram table adds up to MemTotal.
+python3 - "$T/all.rec" "$T/vmalloc.before" "$T/vmalloc.after" <<'PY' || fail "counter records of the whole-system snapshot"
 import sys
 mi, vm, zones = [], [], []
 for line in open(sys.argv[1]):
@@ -233,8 +239,36 @@ for k in ("MemTotal", "SwapTotal", "Hugepagesize", "HugePages_Total"):
         errors.append("%s: snapshot %s, /proc/meminfo %s" % (k, dict(mi).get(k), dict(now)[k]))
 if slab_now is not None and slabs != slab_now:
     errors.append("slab records (%d caches) differ from /proc/slabinfo (%d) in names or object sizes" % (len(slabs), len(slab_now)))
+def vmalloc_callers(path):
+    out = {}
+    for l in open(path):
+        f = l.split()
+        pg = [x for x in f if x.startswith("pages=")]
+        if len(f) < 3 or not pg:
+            continue
+        name = f[2].split("+")[0]
+        out[name] = out.get(name, 0) + int(pg[0][6:])
+    return out
+vb, va = vmalloc_callers(sys.argv[2]), vmalloc_callers(sys.argv[3])
+vsnap = {}
+for line in open(sys.argv[1]):
+    if line.startswith("counter ") and " set=vmallocinfo " in line:
+        kv = dict(f.split("=", 1) for f in line.split()[1:]); vsnap[kv["name"]] = int(kv["value"])
+stable = [c for c in vb if va.get(c) == vb[c]]
+vnote = ""
+if vb and va:
+    for c in stable:
+        if vsnap.get(c) != vb[c]:
+            errors.append("vmallocinfo caller %s: snapshot %s pages, /proc/vmallocinfo %d before and after" % (c, vsnap.get(c), vb[c]))
+    if len(stable) < 3:
+        errors.append("vmallocinfo: only %d callers stable between the two reads" % len(stable))
+    vnote = ", %d vmalloc callers (%d stable before and after: equal)" % (len(vsnap), len(stable))
+elif vsnap:
+    errors.append("vmallocinfo counters written, but /proc/vmallocinfo is not readable here")
+else:
+    vnote = ", vmallocinfo not readable (not root): none written"
 for e in errors: print("live_snap: FAIL: " + e)
-print("live_snap: counters: %d meminfo fields, %d vmstat counters, %d zones, %d slab caches as the kernel prints them" % (len(mi), len(vm), len(zones), len(slabs)))
+print("live_snap: counters: %d meminfo fields, %d vmstat counters, %d zones, %d slab caches as the kernel prints them%s" % (len(mi), len(vm), len(zones), len(slabs), vnote))
 sys.exit(1 if errors else 0)
 PY
 # 3c. --frames: every frame of RAM by class, from kpageflags over every PFN. The pages of

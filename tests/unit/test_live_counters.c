@@ -119,6 +119,28 @@ int main(void)
 	/* live/frames.c: kpageflags + kpagecount -> the frame classes */
 	CHECK_U64(live_frame_class(1u << 10, 0), PS_FC_FREE);
 	CHECK_U64(live_frame_class(1u << 7 | 1u << 15, 1), PS_FC_SLAB);
+	/* /proc/vmallocinfo as 6.1 prints it: pages summed per caller function; ioremap and
+	 * vm_map_ram areas (no pages=) and lines without a caller are skipped or "(unknown)". */
+	ngot = 0;
+	CHECK(live_parse_vmallocinfo(
+		      "0x0000000097c2c8d4-0x00000000f1cd0a6d   20480 kernel_clone+0xb8/0x400 pages=4 vmalloc N0=4\n"
+		      "0x00000000e0ac8d22-0x000000009a0fa7fc    8192 acpi_os_map_iomem+0x1bc/0x1e0 phys=0x00000000000a0000 ioremap\n"
+		      "0x0000000050d44bf8-0x000000005b50bf2b   20480 kernel_clone+0xb8/0x400 pages=4 vmalloc N0=4\n"
+		      "0x00000000e3a42b4a-0x0000000026c7d5e0 2101248 alloc_large_system_hash+0x177/0x280 pages=512 vmalloc vpages N0=512\n"
+		      "0x00000000e3a42b4a-0x0000000026c7d5e0   8192 bpf_jit.constprop.0+0x1/0x2 pages=1 vmalloc N0=1\n"
+		      "0x000000004c9f3db8-0x00000000fb4a5b74    8192 unpurged vm_area\n"
+		      "0x000000004c9f3db8-0x00000000fb4a5b74    8192 pages=1 vmalloc\n"
+		      "garbage\n", collect, NULL) == 4, "vmallocinfo: %d callers", ngot);
+	CHECK_STR(got[0].set, "vmallocinfo");
+	CHECK_STR(got[0].name, "kernel_clone");
+	CHECK_U64(got[0].value, 8);
+	CHECK_STR(got[1].name, "alloc_large_system_hash");
+	CHECK_U64(got[1].value, 512);
+	CHECK_STR(got[2].name, "bpf_jit.constprop.0");
+	CHECK_U64(got[2].value, 1);
+	CHECK_STR(got[3].name, "(unknown)");
+	CHECK_U64(got[3].value, 1);
+
 	CHECK_U64(live_frame_class(1u << 12 | 1u << 5 | 1u << 11, 1), PS_FC_ANON);
 	CHECK_U64(live_frame_class(1u << 5 | 1u << 14, 1), PS_FC_SHMEM);
 	CHECK_U64(live_frame_class(1u << 5 | 1u << 3, 1), PS_FC_FILE);
