@@ -1,23 +1,35 @@
 #!/usr/bin/env bash
-# Install the Debian 12 packages pagesleuth needs to build and test (idempotent: apt runs
-# only when something is missing). Why each is there: README.md, "Dependencies".
+# Install the Debian 12 packages pagesleuth needs (idempotent: apt runs only when something
+# is missing). Why each is there: README.md, "Dependencies".
+#   install-deps.sh build   what building pagesleuth and `make report-demo` need
+#   install-deps.sh [all]   that and everything the test suite runs (crash, Valgrind, QEMU,
+#                           cross compilers, PostgreSQL, clang); `make deps`, `make test`
+# Installed size with dependencies, measured on Debian 12 (dpkg's Installed-Size over apt's
+# dependency closure, required/important packages left out): build ~370 MiB (mostly gcc),
+# all ~1.6 GiB.
 set -euo pipefail
-packages=(
+set_name=${1:-all}
+case $set_name in build | all) ;; *) echo "usage: install-deps.sh [build|all]" >&2; exit 2 ;; esac
+build_packages=(
 	build-essential        # gcc, make
-	clang libclang-rt-14-dev  # libFuzzer harness for the record parser
 	zlib1g-dev             # deflate for compressed outputs and crash's defs.h
-	libxml2-utils          # xmllint: the tests check that SVG/HTML output is well-formed
 	zstd                   # committed fixtures and example records are zstd-compressed
 	libzstd-dev            # report, diff and db import read .zst records as they are (zlib: .gz)
 	libkdumpfile-dev       # reading kernel dumps (fixture self-check, coredump/)
 	libdeflate-dev         # inflating the zlib pages of kdump-compressed dumps (coredump/kdump_pages.c)
-	makedumpfile           # kdump_reads.sh recompresses a fixture dump with each compression
 	libelf-dev libdw-dev   # ELF and DWARF (coredump/, --vmlinux)
 	libbpf-dev             # BTF type information found inside dumps
+	libsqlite3-dev         # pagesleuth db: the embedded backend
+	libpq-dev              # pagesleuth db: the PostgreSQL backend (the client library)
+)
+test_packages=(
+	clang libclang-rt-14-dev  # libFuzzer harness for the record parser
+	libxml2-utils          # xmllint: the tests check that SVG/HTML output is well-formed
+	makedumpfile           # kdump_reads.sh recompresses a fixture dump with each compression
 	python3                # fixture orchestration (QMP); scripts/help2man.py: man pages and completion from --help
 	man-db groff-base      # make man and tests/cases/install.sh: the generated man pages rendered and checked
-	libsqlite3-dev sqlite3 # pagesleuth db: the embedded backend (and the sqlite3 shell the tests use)
-	libpq-dev postgresql   # pagesleuth db: the PostgreSQL backend; the tests start a private server
+	sqlite3                # the sqlite3 shell the db tests read the database with
+	postgresql             # the db tests start a private PostgreSQL server
 	crash                  # Debian's crash 8.0.2: defs.h for crash-ext/, and the tests run the extension in it
 	valgrind               # valgrind/: headers and static libraries the out-of-tree tool links; the tests run it, Lackey and DHAT
 	qemu-system-ppc        # live_idle_guest.sh: an e500 guest whose kernel has idle page tracking
@@ -27,6 +39,8 @@ packages=(
 	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross  # make static-cross (ppc64le)
 	file                   # live_static_cross.sh: checks the static builds are statically linked
 )
+packages=("${build_packages[@]}")
+[ "$set_name" = all ] && packages+=("${test_packages[@]}")
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,7 +5,7 @@
 # inside the dump. The live snapshot in examples/ is reported too, as a second system.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install-deps.sh
+./scripts/install-deps.sh build
 make -s -j"$(nproc)" build/pagesleuth
 mkdir -p out
 dump=out/x86_64-kdump-d1.kdump
