@@ -35,6 +35,13 @@ struct frun {
 	uint64_t next_owner;
 	uint64_t unreadable, bad_heads, bad_orders;
 	uint64_t first_unreadable, first_bad_head, first_bad_order;
+	/* zsmalloc before its page type (see kinfo.h's ZSMALLOC_MOPS): its movable_operations
+	 * (6.0+) or address_space_operations, by symbol when built in, else in its module */
+	struct mm_module *modules;
+	size_t nmodules;
+	const struct mm_module *zsmalloc_module;
+	uint64_t zs_mops, zs_aops;
+	struct mm_set movable; /* page->mapping & ~3 -> 1 zsmalloc's, 2 not (the a_ops read once) */
 };
 
 static void flush(struct frun *f)
@@ -138,7 +145,10 @@ static uint64_t vmalloc_owner(struct frun *f, struct mm_set *callers, uint64_t c
 	if (f->next_owner >= FR_MAX_OWNERS)
 		return PS_UNKNOWN;
 	char name[160];
-	if (w->c.kallsyms && ps_kallsyms_name_at(&w->c, caller, &sym, &off) == 0 && off < (1u << 20))
+	const struct mm_module *mod = mm_module_at(f->modules, f->nmodules, caller, &off);
+	if (mod) /* the core kernel's kallsyms do not cover modules */
+		snprintf(name, sizeof name, "[%s]+0x%" PRIx64, mod->name, off);
+	else if (w->c.kallsyms && ps_kallsyms_name_at(&w->c, caller, &sym, &off) == 0 && off < (1u << 20))
 		snprintf(name, sizeof name, "%s+0x%" PRIx64, sym, off);
 	else
 		snprintf(name, sizeof name, "0x%" PRIx64, caller);
@@ -244,6 +254,27 @@ static void vmalloc_collect(struct frun *f)
 	mm_set_free(&callers);
 }
 
+/* Whether a movable page whose mapping word (without its low bits) is OPS belongs to
+ * zsmalloc: OPS is zsmalloc's movable_operations (6.0+), or an address_space whose a_ops
+ * are zsmalloc's (before). */
+static bool zsmalloc_ops(struct frun *f, uint64_t ops)
+{
+	struct ps_walker *w = f->w;
+	if (!ops || (!f->zsmalloc_module && !f->zs_mops && !f->zs_aops))
+		return false;
+	if (ops == f->zs_mops || (f->zsmalloc_module && mm_module_at(f->zsmalloc_module, 1, ops, NULL)))
+		return true;
+	uint64_t v, a_ops;
+	if (mm_set_get(&f->movable, ops, &v))
+		return v == 1;
+	bool zs = mm_has(w, PS_KI_ADDRESS_SPACE_A_OPS) && mm_kptr_ok(w, ops, w->c.ptr_size) &&
+		  mm_kread_member(w, ops, PS_KI_ADDRESS_SPACE_A_OPS, &a_ops) &&
+		  ((f->zs_aops && a_ops == f->zs_aops) ||
+		   (f->zsmalloc_module && mm_module_at(f->zsmalloc_module, 1, a_ops, NULL)));
+	mm_set_put(&f->movable, ops, zs ? 1 : 2, true);
+	return zs;
+}
+
 static enum ps_frame_class classify(struct frun *f, uint64_t pfn, const struct mm_frame *fr, uint64_t *owner)
 {
 	uint64_t pf = fr->pflags;
@@ -258,7 +289,8 @@ static enum ps_frame_class classify(struct frun *f, uint64_t pfn, const struct m
 	}
 	if (pf & PS_PF(PS_PF_PGTABLE))
 		return PS_FC_PGTABLE;
-	if (fr->zsmalloc)
+	if (fr->zsmalloc || ((fr->mapping & 3) == 2 /* PAGE_MAPPING_MOVABLE */ &&
+			     zsmalloc_ops(f, fr->mapping & ~UINT64_C(3))))
 		return PS_FC_ZSMALLOC;
 	if (fr->mapping & 1)
 		return PS_FC_ANON;
@@ -304,6 +336,12 @@ void mm_write_frames(struct ps_walker *w)
 	uint32_t orders = w->c.ki.member[PS_KI_ZONE_FREE_AREA].nelems;
 	if (mm_has(w, PS_KI_ZONE_FREE_AREA) && orders >= 1 && orders <= FR_MAX_ORDER + 1)
 		max_order = orders - 1;
+	f.nmodules = mm_modules_collect(w, &f.modules);
+	for (size_t i = 0; i < f.nmodules; i++)
+		if (!strcmp(f.modules[i].name, "zsmalloc"))
+			f.zsmalloc_module = &f.modules[i];
+	f.zs_mops = ps_core_sym(&w->c, PS_KI_ZSMALLOC_MOPS);
+	f.zs_aops = ps_core_sym(&w->c, PS_KI_ZSMALLOC_AOPS);
 	vmalloc_collect(&f);
 	mm_trace_page_windows(w, true);
 	uint64_t said = UINT64_MAX;
@@ -371,4 +409,6 @@ void mm_write_frames(struct ps_walker *w)
 	mm_set_free(&f.owners);
 	mm_set_free(&f.files);
 	mm_set_free(&f.vmalloc);
+	mm_set_free(&f.movable);
+	free(f.modules);
 }

@@ -163,6 +163,16 @@
 	X(VM_STRUCT_FLAGS, "vm_struct", "flags", KI_OPT)                                       \
 	X(VM_STRUCT_CALLER, "vm_struct", "caller", KI_OPT)                                     \
 	X(VMAP_NODE_BUSY_HEAD, "vmap_node", "busy.head", KI_OPT) /* 6.9+ (d093602919ad) */ \
+	/* loaded modules (modules.c): name and memory; core_layout up to 6.3, mem[] since 6.4 \
+	 * (ac3b43283923 "module: replace module_layout with module_memory") */               \
+	X(MODULE_LIST, "module", "list", KI_OPT)                                               \
+	X(MODULE_NAME, "module", "name", KI_OPT)                                               \
+	X(MODULE_CORE_BASE, "module", "core_layout.base", KI_OPT)                              \
+	X(MODULE_CORE_SIZE, "module", "core_layout.size", KI_OPT)                              \
+	X(MODULE_MEM, "module", "mem", KI_OPT)               /* nelems: MOD_MEM_NUM_TYPES */  \
+	X(MODULE_MEMORY_BASE, "module_memory", "base", KI_OPT)                                 \
+	X(MODULE_MEMORY_SIZE, "module_memory", "size", KI_OPT)                                 \
+	X(ADDRESS_SPACE_A_OPS, "address_space", "a_ops", KI_OPT) /* zsmalloc before 6.0 */     \
 	/* /proc/slabinfo of SLUB (slabinfo.c) */                                             \
 	X(KMEM_CACHE_LIST, "kmem_cache", "list", KI_OPT)                                       \
 	X(KMEM_CACHE_SIZE, "kmem_cache", "size", KI_OPT)                                       \
@@ -203,6 +213,7 @@
 	X(VMAP_AREA, "vmap_area", KI_OPT)                                                      \
 	X(VM_STRUCT, "vm_struct", KI_OPT)                                                      \
 	X(VMAP_NODE, "vmap_node", KI_OPT)                                                      \
+	X(MODULE_MEMORY, "module_memory", KI_OPT)                                              \
 	X(KMEM_CACHE, "kmem_cache", KI_OPT)                                                    \
 	X(KMEM_CACHE_NODE_STRUCT, "kmem_cache_node", KI_OPT)                                   \
 	X(KMEM_CACHE_PER_NODE_PTRS, "kmem_cache_per_node_ptrs", KI_OPT)
@@ -351,6 +362,12 @@
 	X(VMAP_NODES, "vmap_nodes", KI_OPT)              /* 6.9+: struct vmap_node * */        \
 	X(NR_VMAP_NODES, "nr_vmap_nodes", KI_OPT)                                              \
 	X(SLAB_CACHES, "slab_caches", KI_OPT)            /* every kmem_cache, by .list */     \
+	X(MODULES, "modules", KI_OPT)                    /* the loaded modules, by .list */   \
+	/* zsmalloc's pages before its page type (6.10): page->mapping is &zsmalloc_mops | \
+	 * PAGE_MAPPING_MOVABLE since 6.0 (68f2736a8583), an address_space whose a_ops is \
+	 * &zsmalloc_aops before; in the zsmalloc module when it is one (modules.c) */          \
+	X(ZSMALLOC_MOPS, "zsmalloc_mops", KI_OPT)                                              \
+	X(ZSMALLOC_AOPS, "zsmalloc_aops", KI_OPT)                                              \
 	X(NR_NODE_IDS, "nr_node_ids", KI_OPT)            /* kmem_cache.node[] is that long */
 
 #define PS_KI_ENUM_ID(ID, ...) PS_KI_##ID,

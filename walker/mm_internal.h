@@ -134,6 +134,20 @@ void mm_trace_page_windows(struct ps_walker *w, bool on);
 /* Whether the memory map's extent is known (SPARSEMEM sections or FLATMEM's node). */
 bool mm_memmap_known(struct ps_walker *w);
 
+/* ---- loaded modules (modules.c) -------------------------------------------------------- */
+
+struct mm_module {
+	char name[64];
+	uint64_t lo[8], hi[8]; /* its memory regions [lo, hi) */
+	unsigned nranges;
+};
+/* The modules on the kernel's `modules` list (*OUT malloc'd, count returned; 0 when the type
+ * information or the list is not there). */
+size_t mm_modules_collect(struct ps_walker *w, struct mm_module **out);
+/* The module whose memory holds ADDR (*OFFSET from its region's start), or NULL. */
+const struct mm_module *mm_module_at(const struct mm_module *m, size_t n, uint64_t addr,
+				     uint64_t *offset);
+
 /* ---- the walker --------------------------------------------------------------------- */
 
 struct mm_page_cache; /* page.c */

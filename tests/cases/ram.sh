@@ -40,10 +40,9 @@
 #     mapped by nobody owns exactly its size in file frames; per vmalloc caller the frames equal
 #     vmallocinfo's pages= (kernel stacks: up to two 16 KiB stacks fewer, the processes that ran
 #     after the capture; modules' callers, which kallsyms does not name, in sum); zsmalloc
-#     frames = mm_stat's mem_used_total / page size exactly (nothing swaps after the capture):
-#     on kernels before 6.11 (no zsmalloc page type: PG_zsmalloc, PGTY_zsmalloc) the walk
-#     finds none (they are "kernel" frames) and this is reported as a KNOWN GAP, failed only
-#     with PAGESLEUTH_RAM_STRICT=1;
+#     frames = mm_stat's mem_used_total / page size exactly (nothing swaps after the capture;
+#     6.1 has no zsmalloc page type: its pages are found by page->mapping = zsmalloc_mops |
+#     PAGE_MAPPING_MOVABLE, zsmalloc_mops inside the zsmalloc module, walker/modules.c);
 #   - a kernel whose kallsyms has no data symbols (CONFIG_KALLSYMS_ALL off in the fixture's
 #     config) and no System.map given writes no counters and no warning: nothing misread.
 set -uo pipefail
@@ -244,7 +243,6 @@ EOF
 cat >"$T/ramwork.py" <<'EOF'
 import sys, re, collections
 rec, gt, fixture = sys.argv[1], sys.argv[2], sys.argv[3]
-strict = len(sys.argv) > 4 and sys.argv[4] == "1"
 def section(name):
     out, on = [], False
     for line in open(gt, errors="replace"):
@@ -357,19 +355,23 @@ if walked != pages or in_file != pages or mapped_by:
                   (pc["file"], pages, walked, in_file, len(mapped_by)))
 out.append("page cache %s: %d frames, class file, = its %s bytes; no VMA maps it" % (pc["file"], walked, pc["bytes"]))
 # 4. vmalloc: per caller, /proc/vmallocinfo's pages= against the frames the walk gave the caller
-vmi, vmi_mod = collections.Counter(), 0
+vmi, vmi_mod = collections.Counter(), collections.Counter()
 for l in section("/proc/vmallocinfo"):
-    m = re.search(r" (\S+)/0x[0-9a-f]+( \[\S+\])? pages=(\d+) vmalloc", l)
+    m = re.search(r" (\S+)/0x[0-9a-f]+(?: \[(\S+)\])? pages=(\d+) vmalloc", l)
     if m and m.group(2):
-        vmi_mod += int(m.group(3))
+        vmi_mod[m.group(2)] += int(m.group(3))
     elif m:
         vmi[m.group(1)] += int(m.group(3))
 walked_vm = collections.Counter()
 for (c, o), n in owner_frames.items():
     if c == "vmalloc":
         walked_vm[owners.get(o, ("", o))[1]] += n
-# modules' callers: kallsyms has no module symbols, the walk names them by address
-walked_mod = sum(n for k, n in walked_vm.items() if k.startswith("0xffffffffc"))
+# modules' callers: the core kernel's kallsyms has no module symbols; the walk names them by
+# the module holding them, "[zram]+0xe28", vmallocinfo "disksize_store+0x78/0x140 [zram]"
+walked_mod = collections.Counter()
+for k, n in walked_vm.items():
+    if k.startswith("["):
+        walked_mod[k[1:k.index("]")]] += n
 off = {k: (vmi[k], walked_vm.get(k, 0)) for k in vmi
        if vmi[k] != walked_vm.get(k, 0) and not (k.startswith("kernel_clone+") and 0 <= vmi[k] - walked_vm.get(k, 0) <= 8)}
 if off or vmi_mod != walked_mod:
@@ -379,24 +381,17 @@ need = int(work["vmalloc"]["bytes"]) // page_size
 if not bpf or walked_vm.get(bpf[0], 0) < need:
     errors.append("vmalloc: the BPF array map's %d pages not under array_map_alloc (%s)" % (need, bpf))
 out.append("vmalloc: %d callers as vmallocinfo (kernel stacks: %d / %d pages, vmallocinfo / walked), the BPF map's "
-           "%s %d pages, modules' areas %d / %d" %
+           "%s %d pages, modules' areas %s / %s" %
            (len(vmi) - len(off), vmi.get("kernel_clone+0xbf", 0), walked_vm.get("kernel_clone+0xbf", 0),
-            bpf[0] if bpf else "-", walked_vm.get(bpf[0], 0) if bpf else 0, vmi_mod, walked_mod))
+            bpf[0] if bpf else "-", walked_vm.get(bpf[0], 0) if bpf else 0, dict(vmi_mod), dict(walked_mod)))
 # 5. zsmalloc: the zram pool's pages (mm_stat's mem_used_total) are zsmalloc frames; nothing
 #    swaps between the capture and the dump, so exactly
 mm_stat = section("/sys/block/zram0/mm_stat")[0].split()
 zs = int(mm_stat[2]) // page_size
 if fcount["zsmalloc"] != zs:
-    major, minor = (int(x) for x in release.split(".")[:2])
     msg = "zsmalloc: %d frames walked, zram's mm_stat mem_used_total %s = %d pages (%d frames of class kernel)" % (
         fcount["zsmalloc"], mm_stat[2], zs, fcount["kernel"])
-    # Before 6.11 zsmalloc's pages carry no page type (PG_zsmalloc, then PGTY_zsmalloc), only
-    # page->mapping = zsmalloc_mops | PAGE_MAPPING_MOVABLE, zsmalloc_mops in the module.
-    if fcount["zsmalloc"] == 0 and (major, minor) < (6, 11) and fcount["kernel"] >= zs and not strict:
-        out.append("KNOWN GAP (not failed; PAGESLEUTH_RAM_STRICT=1 fails it): " + msg +
-                   ": %s has no zsmalloc page type, the walk does not recognise zsmalloc's movable pages" % release)
-    else:
-        errors.append(msg)
+    errors.append(msg)
 else:
     out.append("zsmalloc %d frames = mm_stat mem_used_total %s / %d" % (zs, mm_stat[2], page_size))
 for o in out:
@@ -475,7 +470,7 @@ run x86_64-ram qemu.elf "$ASAN"
 if [ -s "$T/x86_64-ram-qemu.elf.rec" ]; then
 	echo "x86_64-ram/qemu.elf: the RAM workload against the guest's own numbers:"
 	python3 "$T/ramwork.py" "$T/x86_64-ram-qemu.elf.rec" "$FX_DATA/x86_64-ram/groundtruth.txt" \
-		x86_64-ram/qemu.elf "${PAGESLEUTH_RAM_STRICT:-0}" || fail=1
+		x86_64-ram/qemu.elf || fail=1
 fi
 for fx in arm64 arm64-bullseye arm64-trixie arm64-forky; do
 	run $fx qemu.elf "$FAST"
