@@ -363,7 +363,7 @@
 	X(NR_VMAP_NODES, "nr_vmap_nodes", KI_OPT)                                              \
 	X(SLAB_CACHES, "slab_caches", KI_OPT)            /* every kmem_cache, by .list */     \
 	X(MODULES, "modules", KI_OPT)                    /* the loaded modules, by .list */   \
-	/* zsmalloc's pages before its page type (6.10): page->mapping is &zsmalloc_mops | \
+	/* zsmalloc's pages before it had a page type (PG_zsmalloc): page->mapping is &zsmalloc_mops | \
 	 * PAGE_MAPPING_MOVABLE since 6.0 (68f2736a8583), an address_space whose a_ops is \
 	 * &zsmalloc_aops before; in the zsmalloc module when it is one (modules.c) */          \
 	X(ZSMALLOC_MOPS, "zsmalloc_mops", KI_OPT)                                              \
