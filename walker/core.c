@@ -364,6 +364,8 @@ enum ps_read_status ps_pread(struct ps_core *c, uint64_t pa, void *buf, size_t l
 	if (pa + len < pa)
 		return PS_READ_ERROR;
 	c->stats.reads++;
+	if (c->trace_reads)
+		fprintf(c->trace_reads, "kobj %" PRIx64 " %zu\n", pa, len);
 	return c->t.ops->read_phys(c->t.ctx, pa, buf, len);
 }
 

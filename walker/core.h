@@ -34,6 +34,10 @@ struct ps_core {
 	int64_t kaslr_offset;         /* VMCOREINFO KERNELOFFSET (0 if absent) */
 	char release[65];             /* OSRELEASE, or init_uts_ns once kinfo is known */
 
+	/* Non-NULL: "kobj PA LEN" for every physical read (the walk's trace, while the counter,
+	 * slab and log passes run: what the dump mutation campaign aims at) */
+	FILE *trace_reads;
+
 	bool have_kinfo;
 	struct ps_kinfo ki;
 	uint64_t sym[PS_KI_NSYMBOLS]; /* runtime addresses of the kinfo symbols, 0 if unknown */

@@ -814,13 +814,18 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 	}
 	mm_tasklist_free(&tl);
 	if (rc == 0 && !w->write_failed && !opt->no_counters) {
+		w->c.trace_reads = w->trace;
 		mm_write_kcounters(w);
 		mm_write_slabinfo(w);
+		w->c.trace_reads = NULL;
 	}
 	if (rc == 0 && !w->write_failed && !opt->no_frames)
 		mm_write_frames(w);
-	if (rc == 0 && !w->write_failed && !opt->no_log)
+	if (rc == 0 && !w->write_failed && !opt->no_log) {
+		w->c.trace_reads = w->trace;
 		write_log(w);
+		w->c.trace_reads = NULL;
+	}
 	if (w->warns > MAX_WARNS) {
 		unsigned n = w->warns - MAX_WARNS;
 		w->warns = 0; /* let this one through */

@@ -46,7 +46,8 @@ struct ps_walk_options {
 	/* Non-NULL: one line per kernel object read, for debugging and for tests that corrupt
 	 * a dump on purpose. Lines: "task KVA", "mm ID KVA", "maple ID NODE_KVA PA",
 	 * "vma ID KVA", "pt ID LEVEL TABLE_PA VA_START" (VA_START = first VA the table maps),
-	 * "page PA LEN" (a window of struct pages the pass over all frames read). */
+	 * "page PA LEN" (a window of struct pages the pass over all frames read), "kobj PA LEN"
+	 * (each physical read of the passes over the kernel's counters, slab caches and log). */
 	FILE *trace;
 	/* Non-NULL: called as the walk goes, ("processes", mms written, mms) then ("frames",
 	 * page frame, frames), often (each mm, each 64K frames): a progress line for a terminal;

@@ -2,7 +2,8 @@
 # fuzz_dumps.sh - a short mutation campaign on real dumps (tests/tools/mutate_dump.py): the
 # x86_64 and arm64 fixtures' QEMU ELF dumps, one mutation at a time aimed at the bytes a
 # clean extraction reads (headers and notes, page tables, task_structs, mm_structs, VMAs,
-# maple nodes), each run by the ASan+UBSan extract and checked: no sanitizer report, no
+# maple nodes, the struct pages of the frame pass, what the counter, slab and log passes
+# read), each run by the ASan+UBSan extract and checked: no sanitizer report, no
 # hang, exit 0/1/2 as documented, partial results marked, records that read back.
 # PAGESLEUTH_FUZZ_DUMP_SECONDS per dump (default 30) and PAGESLEUTH_FUZZ_DUMP_SEED (default
 # 1: the same mutations every run). Long campaigns: make fuzz-dumps SECONDS=3600 SEED=N.

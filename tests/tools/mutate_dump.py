@@ -19,6 +19,9 @@ i.e. one the walker reads) and a mutation:
   task      a task_struct on the task list (trace "task" lines, through the direct map)
   mm        an mm_struct            vma  a vm_area_struct            maple  a maple node
   page      a window of struct pages the pass over every frame read (trace "page" lines)
+  kobj      the bytes the passes over the kernel's counters, slab caches and log read (trace
+            "kobj" lines: zones, vmstat arrays, kmem_cache and kmem_cache_node, the printk
+            ring); no member list: any offset
 Mutations: a random byte, one bit flipped, a byte set to 0x00 or 0xff, a 64-bit word set to
 0, all ones, +1/-1, a pointer to its own address (a self-loop) or to another object of the
 same kind.
@@ -86,7 +89,8 @@ def targets(trace, profile, loads, header_end):
         if len(f) == 3 and f[0] == "size":
             size[f[1]] = int(f[2])
     delta = None  # direct map: KVA - PA, from a maple line
-    kinds = {"header": [(0, header_end)], "pt": [], "task": [], "mm": [], "vma": [], "maple": [], "page": []}
+    kinds = {"header": [(0, header_end)], "pt": [], "task": [], "mm": [], "vma": [], "maple": [], "page": [],
+             "kobj": []}
     kvas = {"task": [], "mm": [], "vma": []}
     for line in open(trace):
         f = line.split()
@@ -94,6 +98,8 @@ def targets(trace, profile, loads, header_end):
             kinds["pt"].append((int(f[3], 16), 4096))
         elif f[0] == "page" and len(f) == 3:
             kinds["page"].append((int(f[1], 16), int(f[2])))
+        elif f[0] == "kobj" and len(f) == 3 and 0 < int(f[2]) <= 65536:
+            kinds["kobj"].append((int(f[1], 16), int(f[2])))
         elif f[0] == "maple" and len(f) == 4:
             kva, pa = int(f[2], 16), int(f[3], 16)
             delta = kva - pa
