@@ -107,6 +107,7 @@ $(VG_OUT)/pagesleuth-$(VG_PLATFORM): $(patsubst %.c,$(VG_OBJDIR)/%.o,$(VG_TOOL_S
 $(VG_OUT)/vgpreload_pagesleuth-$(VG_PLATFORM).so: $(VG_LIBDIR)/libreplacemalloc_toolpreload-$(VG_PLATFORM).a
 	@mkdir -p $(dir $@)
 	$(VG_CC) $(VG_M) -nodefaultlibs -shared -Wl,-z,interpose,-z,initfirst \
+		-Wl,-soname,vgpreload_pagesleuth-$(VG_PLATFORM).so \
 		-Wl,--whole-archive $< -Wl,--no-whole-archive -o $@.tmp
 	mv $@.tmp $@
 

@@ -271,7 +271,10 @@ static void add_globals(ULong di_handle)
 	Word n = VG_(sizeXA)(gbs);
 	for (Word i = 0; i < n; i++) {
 		const GlobalBlock *gb = VG_(indexXA)(gbs, i);
-		if (!gb->szB)
+		/* the variables of the preloads (the malloc replacement's own, when its objects
+		 * carry debug information, as a Valgrind built from source has) are not the
+		 * program's: their soname (mk/valgrind.mk sets the tool's) says whose they are */
+		if (!gb->szB || VG_(strncmp)(gb->soname, "vgpreload_", 10) == 0)
 			continue;
 		struct range r = { gb->addr, gb->addr + gb->szB };
 		if (VG_(OSetGen_LookupWithCmp)(globals, &r, cmp_range_overlaps_global))
