@@ -113,9 +113,10 @@ static void an_ram_table(const struct model *m, struct report *r)
 		table_set_str(t, row, R_FIELDS, "the rows above - MemTotal");
 	}
 	ram_row(t, "MemTotal", T, T, "MemTotal");
-	/* What the walk found: distinct anonymous frames of the processes walked. */
+	/* What the walk found: distinct anonymous frames of the processes walked, hugetlb pages
+	 * left out as AnonPages leaves them out (they are the hugetlb pool's row). */
 	if (anon_row != (size_t)-1 && m->nprocs && !m->pfn_hidden_pages)
-		table_set_u64(t, anon_row, R_WALKED, m->distinct_anon * m->page_size);
+		table_set_u64(t, anon_row, R_WALKED, (m->distinct_anon - m->distinct_anon_hugetlb) * m->page_size);
 	/* Frames the kernel never handed to the page allocator: present minus managed. */
 	uint64_t present = 0, managed = 0;
 	bool zones = false;
@@ -271,11 +272,17 @@ static struct frame_map *frame_map_build(const struct model *m)
 	size_t ncells = (size_t)((span + per - 1) / per);
 	size_t rows = (ncells + FM_COLS - 1) / FM_COLS;
 	uint32_t *count = xcalloc((size_t)rows * FM_COLS * PS_FC_COUNT, sizeof *count);
+	/* per cell and class, the owner of the largest piece of a run in it (the runs of one
+	 * owner are mostly contiguous, so its largest piece stands for it) */
+	struct { uint32_t frames; uint64_t owner; } *big = xcalloc((size_t)rows * FM_COLS * PS_FC_COUNT, sizeof *big);
 	for (size_t i = 0; i < m->nfruns; i++) {
 		const struct frame_run *f = &m->fruns[i];
 		for (uint64_t p = f->pfn - first, end = p + f->npages; p < end;) {
 			uint64_t cell = p / per, stop = (cell + 1) * per < end ? (cell + 1) * per : end;
-			count[cell * PS_FC_COUNT + f->cls] += (uint32_t)(stop - p);
+			size_t k = (size_t)cell * PS_FC_COUNT + f->cls;
+			count[k] += (uint32_t)(stop - p);
+			if (f->owner != PS_UNKNOWN && f->owner < m->nowners && stop - p > big[k].frames)
+				big[k].frames = (uint32_t)(stop - p), big[k].owner = f->owner + 1;
 			p = stop;
 		}
 	}
@@ -287,14 +294,23 @@ static struct frame_map *frame_map_build(const struct model *m)
 	fm->class_bytes = xcalloc(PS_FC_COUNT, sizeof *fm->class_bytes);
 	for (int c = 0; c < PS_FC_COUNT; c++)
 		fm->class_bytes[c] = m->frames[c] * m->page_size;
+	fm->cell_owner = xcalloc(rows * FM_COLS, sizeof *fm->cell_owner);
 	for (size_t cell = 0; cell < rows * FM_COLS; cell++) {
 		uint32_t best = 0;
 		fm->cell[cell] = PS_FC_COUNT; /* no frame with a struct page */
 		for (int c = 0; c < PS_FC_COUNT; c++)
 			if (count[cell * PS_FC_COUNT + (size_t)c] > best)
 				best = count[cell * PS_FC_COUNT + (size_t)c], fm->cell[cell] = (uint8_t)c;
+		if (fm->cell[cell] == PS_FC_COUNT)
+			continue;
+		uint64_t o = big[cell * PS_FC_COUNT + fm->cell[cell]].owner;
+		const struct frame_owner *fo = o ? &m->owners[o - 1] : NULL;
+		if (fo && fo->name)
+			fm->cell_owner[cell] = xasprintf("%s %s", fo->kind && !strcmp(fo->kind, "slab") ? "slab cache"
+								  : fo->kind ? fo->kind : "owner", fo->name);
 	}
 	free(count);
+	free(big);
 	return fm;
 }
 

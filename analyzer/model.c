@@ -295,6 +295,7 @@ static void snapshot_free(struct model *m)
 	m->partial_why = m->warnings = m->snapshot_time = NULL;
 	m->pfn_hidden_pages = m->swapped_pages = m->unknown_pages = m->excluded_pages = 0;
 	m->distinct_anon = 0;
+	m->distinct_anon_hugetlb = 0;
 	m->sum_only_pages = 0;
 	m->counters = NULL, m->ncounters = m->capcounters = 0;
 	m->owners = NULL, m->nowners = 0;
@@ -403,8 +404,11 @@ static void on_map(struct builder *b, const struct ps_map *run)
 	} else {
 		/* Pages first seen here are credited to this mapping's unit and kind. */
 		uint64_t added = pfn_mark_run(&m->pfns, run->pfn, run->npages);
-		if (added && ps_map_anon(run))
+		if (added && ps_map_anon(run)) {
 			m->distinct_anon += added;
+			if (run->pflags != PS_UNKNOWN && (run->pflags & PS_PF(PS_PF_HUGE)))
+				m->distinct_anon_hugetlb += added;
+		}
 		if (added && v->unit != NO_UNIT)
 			m->unit_phys[(size_t)v->unit * PS_KIND_COUNT + v->v.kind] += added;
 	}
@@ -552,6 +556,7 @@ static void finish_snapshot(struct builder *b)
 		k->pfn_hidden_pages = m->pfn_hidden_pages, k->swapped_pages = m->swapped_pages;
 		k->unknown_pages = m->unknown_pages, k->excluded_pages = m->excluded_pages;
 		k->distinct_anon = m->distinct_anon;
+		k->distinct_anon_hugetlb = m->distinct_anon_hugetlb;
 		k->sum_only_pages = m->sum_only_pages;
 		k->counters = m->counters, k->ncounters = m->ncounters, k->capcounters = m->capcounters;
 		k->have_frames = m->have_frames;
@@ -658,8 +663,9 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 			const struct ps_frames *f = &rec.u.frames;
 			c->have_frames = true;
 			c->frames[f->cls] += f->npages;
-			/* runs kept for the frame map (merged: one class across owners is one run) */
-			if (c->nfruns && c->fruns[c->nfruns - 1].cls == f->cls &&
+			/* runs kept for the frame map (its cells name their largest owner) */
+			uint64_t owner = f->owner != PS_UNKNOWN && f->owner < (1u << 20) ? f->owner : PS_UNKNOWN;
+			if (c->nfruns && c->fruns[c->nfruns - 1].cls == f->cls && c->fruns[c->nfruns - 1].owner == owner &&
 			    c->fruns[c->nfruns - 1].pfn + c->fruns[c->nfruns - 1].npages == f->pfn) {
 				c->fruns[c->nfruns - 1].npages += f->npages;
 			} else {
@@ -667,7 +673,7 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 					c->capfruns = c->capfruns ? 2 * c->capfruns : 1024;
 					c->fruns = xrealloc(c->fruns, c->capfruns * sizeof *c->fruns);
 				}
-				c->fruns[c->nfruns++] = (struct frame_run){ f->pfn, f->npages, f->cls };
+				c->fruns[c->nfruns++] = (struct frame_run){ f->pfn, f->npages, f->cls, owner };
 			}
 			if (f->owner != PS_UNKNOWN && f->owner < (1u << 20)) {
 				if (f->owner >= c->nowners) {

@@ -92,6 +92,7 @@ struct model {
 	/* Pages seen in hot records that no PFN identifies (hidden PFNs), swap, unknown. */
 	uint64_t pfn_hidden_pages, swapped_pages, unknown_pages, excluded_pages;
 	uint64_t distinct_anon; /* distinct PFNs whose first mapping was an anonymous page */
+	uint64_t distinct_anon_hugetlb; /* ... of them hugetlb pages (not in AnonPages) */
 	uint64_t sum_only_pages; /* resident pages known only from sum records (no page runs) */
 
 	struct kcounter *counters; /* the snapshot's counter records, in file order */
@@ -102,7 +103,8 @@ struct model {
 	uint64_t frames[PS_FC_COUNT];
 	struct frame_owner { char *kind, *name; uint64_t frames; enum ps_frame_class cls; } *owners;
 	size_t nowners;
-	struct frame_run { uint64_t pfn, npages; enum ps_frame_class cls; } *fruns; /* PFN order */
+	/* PFN order; one class and owner (an owners[] index, PS_UNKNOWN: none) each */
+	struct frame_run { uint64_t pfn, npages; enum ps_frame_class cls; uint64_t owner; } *fruns;
 	size_t nfruns, capfruns;
 	/* /proc/slabinfo (slab records, 1.2) */
 	struct slab_info { char *name; uint64_t active_objs, num_objs, objsize, objperslab, pagesperslab, num_slabs; } *slabs;

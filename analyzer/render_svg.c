@@ -859,23 +859,39 @@ void render_svg_framemap(const struct table *t, bool standalone, FILE *out)
 	/* the map: one row of cells per line, its first PFN on the left */
 	bytes_human(fm->frames_per_cell * fm->page_size, buf);
 	fprintf(out, "<text x=\"8\" y=\"%d\" font-size=\"11\" fill=\"#555\">physical address "
-		"(one cell: %s, coloured by the class most of its frames have; white: no RAM)</text>\n", TOP - 10, buf);
+		"(one cell: %s, coloured by the class most of its frames have; white: no RAM; hover: addresses, class, owner)</text>\n", TOP - 10, buf);
 	for (size_t r = 0; r < fm->rows; r++) {
 		uint64_t pfn = fm->first_pfn + (uint64_t)r * fm->cols * fm->frames_per_cell;
 		if (r % 8 == 0 || r + 1 == fm->rows)
 			fprintf(out, "<text x=\"%d\" y=\"%.1f\" font-size=\"9\" fill=\"#555\" "
 				"font-family=\"monospace\">%#llx</text>\n", 8, TOP + (double)r * CELL + CELL,
 				(unsigned long long)(pfn * fm->page_size));
-		/* runs of one class in a row: one rect each */
+		/* runs of one class and owner in a row: one rect each, its addresses, class and
+		 * largest owner on hover */
 		for (size_t c0 = 0; c0 < fm->cols;) {
-			uint8_t k = fm->cell[r * fm->cols + c0];
+			size_t i0 = r * fm->cols + c0;
+			uint8_t k = fm->cell[i0];
+			const char *own = fm->cell_owner ? fm->cell_owner[i0] : NULL;
 			size_t c1 = c0 + 1;
-			while (c1 < fm->cols && fm->cell[r * fm->cols + c1] == k)
+			while (c1 < fm->cols && fm->cell[r * fm->cols + c1] == k) {
+				const char *o1 = fm->cell_owner ? fm->cell_owner[r * fm->cols + c1] : NULL;
+				if ((o1 == NULL) != (own == NULL) || (o1 && strcmp(o1, own)))
+					break;
 				c1++;
-			if (k < fm->nclasses)
-				fprintf(out, "<rect x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%d\" fill=\"%s\"/>\n",
-					(size_t)LEFT + c0 * CELL, (size_t)TOP + r * CELL, (c1 - c0) * CELL, CELL - 1,
-					frame_class_colour(fm->class_names[k]));
+			}
+			if (k < fm->nclasses) {
+				uint64_t p0 = pfn + c0 * fm->frames_per_cell, p1 = pfn + c1 * fm->frames_per_cell;
+				fprintf(out, "<rect x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%d\" fill=\"%s\">"
+					"<title>%#llx-%#llx: %s", (size_t)LEFT + c0 * CELL, (size_t)TOP + r * CELL,
+					(c1 - c0) * CELL, CELL - 1, frame_class_colour(fm->class_names[k]),
+					(unsigned long long)(p0 * fm->page_size), (unsigned long long)(p1 * fm->page_size),
+					fm->class_names[k]);
+				if (own) {
+					fputs(", mostly ", out);
+					render_xml_escaped(own, out);
+				}
+				fputs("</title></rect>\n", out);
+			}
 			c0 = c1;
 		}
 	}

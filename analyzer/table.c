@@ -50,8 +50,7 @@ void table_free(struct table *t)
 		free((char *)t->cols[i].name), free((char *)t->cols[i].title);
 	free(t->cells), free(t->cols), free(t->id), free(t->title), free(t->note), free(t->chart);
 	line_chart_free(t->lines);
-	if (t->fmap)
-		free(t->fmap->cell), free(t->fmap->class_bytes), free(t->fmap);
+	frame_map_free(t->fmap);
 	free(t->decimals);
 	free(t);
 }
@@ -307,4 +306,14 @@ const char *bytes_human(uint64_t bytes, char buf[BYTES_HUMAN_MAX])
 		v /= 1024, k++;
 	snprintf(buf, BYTES_HUMAN_MAX, "%.1f %s", v, units[k]);
 	return buf;
+}
+
+void frame_map_free(struct frame_map *fm)
+{
+	if (!fm)
+		return;
+	if (fm->cell_owner)
+		for (size_t i = 0; i < fm->cols * fm->rows; i++)
+			free(fm->cell_owner[i]);
+	free(fm->cell_owner), free(fm->cell), free(fm->class_bytes), free(fm);
 }

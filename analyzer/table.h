@@ -131,6 +131,9 @@ void line_chart_free(struct line_chart *c);
 struct frame_map {
 	size_t cols, rows, nclasses;
 	uint8_t *cell;             /* cols * rows */
+	/* per cell, the owner with the most of its frames of the cell's class ("slab cache
+	 * dentry", "file /var/log/syslog", "vmalloc caller ..."), shown on hover; NULL: none */
+	char **cell_owner;
 	uint64_t first_pfn, frames_per_cell, page_size;
 	const char *const *class_names;
 	uint64_t *class_bytes;     /* nclasses */
@@ -225,6 +228,7 @@ int render_html(const struct report *r, FILE *out);
 int render_chart_svg(const struct table *t, FILE *out);
 /* A table's frame map (the ram analysis) as a standalone SVG document. */
 int render_framemap_svg(const struct table *t, FILE *out);
+void frame_map_free(struct frame_map *fm);
 /* A table's line chart as a standalone SVG document; EINVAL if it has none. */
 int render_lines_svg(const struct table *t, FILE *out);
 /* One resident map as SVG: the group whose rows start at row `first` (analyses emit each

@@ -541,8 +541,32 @@ for line in open(sys.argv[2]):
         p = line.split(); fr[p[3]] = fr.get(p[3], 0) + int(p[2])
 missing = [c for c in fr if c + " " not in texts]
 cells = sum(1 for _ in root.iter("{http://www.w3.org/2000/svg}rect"))
-print("ram: frames.svg: %d rects, legend %s" % (cells, "complete" if not missing else "lacks " + ",".join(missing)))
-sys.exit(1 if missing or cells < 50 else 0)
+# hover: each map cell's title is "0xSTART-0xEND: CLASS[, mostly OWNER]", the class one the
+# records have in that range, the owner one of the records' owners of that class
+owners = {}
+for line in open(sys.argv[2]):
+    if line.startswith("owner "):
+        kv = dict(f.split("=", 1) for f in line.split()[1:])
+        owners.setdefault(kv["kind"], set()).add(kv.get("name", "").replace("%20", " "))
+import re
+titled, named, wrong = 0, 0, []
+for rect in root.iter("{http://www.w3.org/2000/svg}rect"):
+    t = rect.find("{http://www.w3.org/2000/svg}title")
+    m = re.match(r"0x([0-9a-f]+)-0x([0-9a-f]+): (\w+)(?:, mostly (slab cache|file|vmalloc) (.*))?$", t.text if t is not None else "")
+    if not m:
+        continue
+    titled += 1
+    if m.group(3) not in fr:
+        wrong.append(t.text)
+    if m.group(4):
+        kind = {"slab cache": "slab"}.get(m.group(4), m.group(4))
+        named += 1
+        if m.group(5) not in owners.get(kind, ()):
+            wrong.append(t.text)
+print("ram: frames.svg: %d rects, legend %s; %d map cells titled, %d with their owner%s" % (
+    cells, "complete" if not missing else "lacks " + ",".join(missing), titled, named,
+    "; WRONG: " + "; ".join(wrong[:3]) if wrong else ""))
+sys.exit(1 if missing or cells < 50 or titled < 50 or named < 10 or wrong else 0)
 PY
 fi
 echo "ram: $checked dumps checked"
