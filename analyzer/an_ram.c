@@ -553,6 +553,8 @@ void an_ram(const struct model *m, struct report *r)
 		an_owner_table(m, r, "files", "Files in the page cache by their frames, mapped or not (the walk)",
 			       "FILE", 1u << PS_FC_FILE | 1u << PS_FC_SHMEM, 25);
 		an_owner_table(m, r, "vmalloc", "vmalloc by caller (the walk)", "CALLER", 1u << PS_FC_VMALLOC, 25);
+		an_owner_table(m, r, "hugetlb", "hugetlb pool pages, free and in use (the walk)", "STATE",
+			       1u << PS_FC_HUGETLB, 4);
 	}
 	if (m->ncounters) {
 		an_meminfo_table(m, r);

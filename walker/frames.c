@@ -42,6 +42,7 @@ struct frun {
 	const struct mm_module *zsmalloc_module;
 	uint64_t zs_mops, zs_aops;
 	struct mm_set movable; /* page->mapping & ~3 -> 1 zsmalloc's, 2 not (the a_ops read once) */
+	uint64_t hugetlb_owner[2]; /* the owner ids of hugetlb pool pages free / in use, 0: none yet */
 };
 
 static void flush(struct frun *f)
@@ -90,6 +91,25 @@ static uint64_t slab_owner(struct frun *f, uint64_t cache)
 	if (!w->write_failed && ps_write_owner(w->out, &o) < 0)
 		w->write_failed = true;
 	return id;
+}
+
+/* The owner id of a hugetlb pool page's state: "free" (on the pool's free lists: a free
+ * huge folio has refcount 0, enqueue_hugetlb_folio) or "in use", writing the owner record
+ * the first time. */
+static uint64_t hugetlb_owner(struct frun *f, bool in_use)
+{
+	struct ps_walker *w = f->w;
+	uint64_t *id = &f->hugetlb_owner[in_use];
+	if (*id)
+		return *id;
+	if (f->next_owner >= FR_MAX_OWNERS)
+		return PS_UNKNOWN;
+	*id = ++f->next_owner;
+	struct ps_owner o = { .id = *id, .kind = "hugetlb", .name = in_use ? "in use" : "free" };
+	flush(f);
+	if (!w->write_failed && ps_write_owner(w->out, &o) < 0)
+		w->write_failed = true;
+	return *id;
 }
 
 /* The owner id of the file whose page cache MAPPING (a struct address_space) is, writing
@@ -281,8 +301,11 @@ static enum ps_frame_class classify(struct frun *f, uint64_t pfn, const struct m
 	*owner = PS_UNKNOWN;
 	if (pf & PS_PF(PS_PF_OFFLINE))
 		return PS_FC_OFFLINE;
-	if (pf & PS_PF(PS_PF_HUGE))
+	if (pf & PS_PF(PS_PF_HUGE)) {
+		if (fr->refcount != PS_UNKNOWN)
+			*owner = hugetlb_owner(f, fr->refcount != 0);
 		return PS_FC_HUGETLB;
+	}
 	if (pf & PS_PF(PS_PF_SLAB)) {
 		*owner = slab_owner(f, fr->slab_cache);
 		return PS_FC_SLAB;

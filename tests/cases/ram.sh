@@ -32,7 +32,8 @@
 #   - x86_64-ram (a fixture whose workload makes every class large: tests/fixtures/src/ramload.c),
 #     against the guest's own numbers in its ground truth (its "ram-workload" block says what the
 #     workload did; /proc/slabinfo, /proc/vmallocinfo, zram's mm_stat were read after gtcap):
-#     hugetlb frames = HugePages_Total x pages per huge page, and the workload's mapped huge pages
+#     hugetlb frames = HugePages_Total x pages per huge page (owner "free": HugePages_Free's,
+#     "in use" the rest), and the workload's mapped huge pages
 #     lie on them; every cache that grew by the leaked socket count (slabinfo before the workload
 #     and at capture) has the guest's num_objs/active_objs in the dump's slab records and its
 #     slabs x pages per slab in frames (exact; filp/dentry/inode caches, which the console
@@ -318,6 +319,13 @@ if nmapped != used * per or int(h["mapped"]) != used or bad or any(sh != 21 for 
 out.append("hugetlb %d frames = HugePages_Total %d x %d; the workload's %d huge pages (%d in use, %d free) "
            "mapped by 2M PMDs onto hugetlb frames" % (fcount["hugetlb"], g_mi["HugePages_Total"], per,
                                                      nmapped // per, used, g_mi["HugePages_Free"]))
+# ... and the pool's state as the walk names it (owner kind hugetlb): HugePages_Free pages free
+hfree, huse = by_name("hugetlb", "free"), by_name("hugetlb", "in%20use")
+if hfree != g_mi["HugePages_Free"] * per or huse != used * per:
+    errors.append("hugetlb: owners free %d / in use %d frames, HugePages_Free %d, in use %d (x %d)" %
+                  (hfree, huse, g_mi["HugePages_Free"], used, per))
+out.append("hugetlb pool by state: free %d frames = HugePages_Free %d x %d, in use %d = %d x %d" %
+           (hfree, g_mi["HugePages_Free"], per, huse, used, per))
 # 2. the slab leak: every cache the workload grew by at least its socket count (the guest's
 #    slabinfo before the workload and at capture) as the dump's slab records and the walk give it
 before, now = slabinfo("/proc/slabinfo@before-ram-workload"), slabinfo("/proc/slabinfo")
@@ -552,7 +560,7 @@ import re
 titled, named, wrong = 0, 0, []
 for rect in root.iter("{http://www.w3.org/2000/svg}rect"):
     t = rect.find("{http://www.w3.org/2000/svg}title")
-    m = re.match(r"0x([0-9a-f]+)-0x([0-9a-f]+): (\w+)(?:, mostly (slab cache|file|vmalloc) (.*))?$", t.text if t is not None else "")
+    m = re.match(r"0x([0-9a-f]+)-0x([0-9a-f]+): (\w+)(?:, mostly (slab cache|file|vmalloc|hugetlb) (.*))?$", t.text if t is not None else "")
     if not m:
         continue
     titled += 1
