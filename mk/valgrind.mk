@@ -15,10 +15,18 @@
 # cross compiler CROSS_COMPILE (Debian's gcc-*-linux-gnu*), and copies of what the tool
 # needs from the package (vgpreload_core, default.supp, the launcher as bin/valgrind):
 # the directory is copied onto the board as it is (docs/valgrind.md, "On a board").
-ARCH          ?= amd64
-override ARCH := $(patsubst ppc64le,ppc64el,$(patsubst aarch64,arm64,$(ARCH)))
+# VG_ARCH: ARCH as Debian names it (ARCH is crash-cross's too, ppc64le there; left alone).
+# An ARCH the tool has no build for leaves the other targets alone and fails valgrind-tool.
+# powerpc (32-bit): Debian 12 has no such port, so no valgrind:powerpc package: Valgrind
+# 3.19 is built from Debian 12's source package instead (mk/valgrind-from-source.sh).
+VG_ARCHES     := arm64 armhf ppc64el powerpc
+VG_ARCH       := $(patsubst x86_64,amd64,$(patsubst ppc64le,ppc64el,$(patsubst aarch64,arm64,$(or $(ARCH),amd64))))
+VG_BAD_ARCH   := $(if $(filter amd64 $(VG_ARCHES),$(VG_ARCH)),,$(VG_ARCH))
+ifneq ($(VG_BAD_ARCH),)
+VG_ARCH       := amd64
+endif
 VG_DEB_VERSION ?= 1:3.19.0-1
-ifeq ($(ARCH),amd64)
+ifeq ($(VG_ARCH),amd64)
 VG_LIBDIR     ?= /usr/lib/x86_64-linux-gnu/valgrind
 VG_EXECDIR    ?= /usr/libexec/valgrind
 VG_INCLUDE    ?= /usr/include/valgrind
@@ -34,12 +42,6 @@ VG_PKG_STAMP  :=
 else
 # per architecture: the Debian triplet, Valgrind's platform, its -m flags (as Valgrind's own
 # build: AM_FLAG_M3264_*), the record header's arch and byte order
-# powerpc (32-bit): Debian 12 has no such port, so no valgrind:powerpc package: Valgrind
-# 3.19 is built from Debian 12's source package instead (mk/valgrind-from-source.sh).
-VG_ARCHES     := arm64 armhf ppc64el powerpc
-ifeq ($(filter $(ARCH),$(VG_ARCHES)),)
-$(error ARCH=$(ARCH): the Valgrind tool builds for amd64 $(VG_ARCHES))
-endif
 VG_TRIPLET_arm64   := aarch64-linux-gnu
 VG_TRIPLET_armhf   := arm-linux-gnueabihf
 VG_TRIPLET_ppc64el := powerpc64le-linux-gnu
@@ -60,24 +62,24 @@ VG_RECARCH_arm64   := arm64
 VG_RECARCH_armhf   := arm
 VG_RECARCH_ppc64el := ppc64le
 VG_RECARCH_powerpc := ppc32
-VG_TRIPLET    := $(VG_TRIPLET_$(ARCH))
-VG_PLATFORM   := $(VG_PLAT_$(ARCH))
+VG_TRIPLET    := $(VG_TRIPLET_$(VG_ARCH))
+VG_PLATFORM   := $(VG_PLAT_$(VG_ARCH))
 CROSS_COMPILE ?= $(VG_TRIPLET)-
 VG_CC         := $(CROSS_COMPILE)gcc
-VG_M          := $(VG_M_$(ARCH))
-VG_DEFS       := -DVGA_$(VG_VGA_$(ARCH))=1 -DVGO_linux=1 -DVGP_$(VG_VGA_$(ARCH))_linux=1 \
-	-DVGPV_$(VG_VGA_$(ARCH))_linux_vanilla=1
-VG_RECARCH    := $(VG_RECARCH_$(ARCH))
-VG_ENDIAN     := $(if $(filter powerpc,$(ARCH)),big,little)
+VG_M          := $(VG_M_$(VG_ARCH))
+VG_DEFS       := -DVGA_$(VG_VGA_$(VG_ARCH))=1 -DVGO_linux=1 -DVGP_$(VG_VGA_$(VG_ARCH))_linux=1 \
+	-DVGPV_$(VG_VGA_$(VG_ARCH))_linux_vanilla=1
+VG_RECARCH    := $(VG_RECARCH_$(VG_ARCH))
+VG_ENDIAN     := $(if $(filter powerpc,$(VG_ARCH)),big,little)
 PS_CACHE      ?= $(or $(PAGESLEUTH_CACHE),/var/cache/pagesleuth)
 # the extracted package, reached through a link the fetch rule makes
-VG_PKG        := $(B)/valgrind-pkg-$(ARCH)
+VG_PKG        := $(B)/valgrind-pkg-$(VG_ARCH)
 VG_PKG_STAMP  := $(VG_PKG).stamp
 VG_LIBDIR     := $(VG_PKG)/usr/lib/$(VG_TRIPLET)/valgrind
 VG_EXECDIR    := $(VG_PKG)/usr/libexec/valgrind
 VG_INCLUDE    := $(VG_PKG)/usr/include/valgrind
-VG_OUT        := $(B)/valgrind-lib-$(ARCH)
-VG_OBJDIR     := $(B)/valgrind-obj-$(ARCH)
+VG_OUT        := $(B)/valgrind-lib-$(VG_ARCH)
+VG_OBJDIR     := $(B)/valgrind-obj-$(VG_ARCH)
 endif
 VG_CFLAGS     := -std=gnu11 $(WARN) -Wno-shadow -isystem $(VG_INCLUDE) -Ivalgrind -Itrace \
 	$(VG_DEFS) -DPS_VG_PLATFORM='"$(VG_PLATFORM)"' \
@@ -90,7 +92,12 @@ VG_ARCHIVES   := $(VG_LIBDIR)/libcoregrind-$(VG_PLATFORM).a $(VG_LIBDIR)/libvex-
 VG_PRELOAD    := $(VG_OUT)/vgpreload_pagesleuth-$(VG_PLATFORM).so
 
 .PHONY: valgrind-tool valgrind-tests
+ifneq ($(VG_BAD_ARCH),)
+valgrind-tool:
+	@echo "make valgrind-tool: ARCH=$(ARCH): the tool builds for amd64 $(VG_ARCHES) (ppc64le = ppc64el)"; exit 2
+else
 valgrind-tool: $(VG_OUT)/pagesleuth-$(VG_PLATFORM) $(VG_PRELOAD) $(VG_OUT)/.links
+endif
 
 $(VG_OBJDIR)/%.o: %.c $(VG_TOOL_HDRS) $(VG_ARCHIVES) $(VG_PKG_STAMP)
 	@mkdir -p $(dir $@)
@@ -111,7 +118,7 @@ $(VG_OUT)/vgpreload_pagesleuth-$(VG_PLATFORM).so: $(VG_LIBDIR)/libreplacemalloc_
 		-Wl,--whole-archive $< -Wl,--no-whole-archive -o $@.tmp
 	mv $@.tmp $@
 
-ifeq ($(ARCH),amd64)
+ifeq ($(VG_ARCH),amd64)
 # Everything of the stock directory the tool does not provide itself, as symlinks.
 $(VG_OUT)/.links: $(VG_EXECDIR)
 	@mkdir -p $(VG_OUT)
@@ -128,16 +135,16 @@ else
 .PHONY: vg-pkg-refetch
 $(VG_PKG_STAMP): $(if $(wildcard $(VG_PKG)/usr/lib),,vg-pkg-refetch)
 	@mkdir -p $(dir $@)
-	@command -v $(VG_CC) >/dev/null || { echo "make valgrind-tool ARCH=$(ARCH): no $(VG_CC) (apt-get install gcc-$(VG_TRIPLET))"; exit 1; }
-ifeq ($(ARCH),powerpc)
+	@command -v $(VG_CC) >/dev/null || { echo "make valgrind-tool ARCH=$(VG_ARCH): no $(VG_CC) (apt-get install gcc-$(VG_TRIPLET))"; exit 1; }
+ifeq ($(VG_ARCH),powerpc)
 	@set -e; export PAGESLEUTH_CACHE=$(PS_CACHE); \
-	out=$$(mk/valgrind-from-source.sh $(ARCH) $(VG_TRIPLET)); \
-	ln -sfn "$$out" $(VG_PKG); echo "valgrind $(VG_DEB_VERSION) built from source for $(ARCH) $$out" > $@
+	out=$$(mk/valgrind-from-source.sh $(VG_ARCH) $(VG_TRIPLET)); \
+	ln -sfn "$$out" $(VG_PKG); echo "valgrind $(VG_DEB_VERSION) built from source for $(VG_ARCH) $$out" > $@
 else
 	@set -e; f=tests/fixtures/scripts; export PAGESLEUTH_CACHE=$(PS_CACHE); \
-	$$f/apt-foreign.sh $(ARCH) update; \
-	out=$$($$f/fetch-deb.sh $(ARCH) valgrind '$(VG_DEB_VERSION)' || { sleep 5; $$f/fetch-deb.sh $(ARCH) valgrind '$(VG_DEB_VERSION)'; }); \
-	ln -sfn "$${out##* }" $(VG_PKG); echo "valgrind:$(ARCH) $$out" > $@
+	$$f/apt-foreign.sh $(VG_ARCH) update; \
+	out=$$($$f/fetch-deb.sh $(VG_ARCH) valgrind '$(VG_DEB_VERSION)' || { sleep 5; $$f/fetch-deb.sh $(VG_ARCH) valgrind '$(VG_DEB_VERSION)'; }); \
+	ln -sfn "$${out##* }" $(VG_PKG); echo "valgrind:$(VG_ARCH) $$out" > $@
 endif
 $(VG_ARCHIVES) $(VG_LIBDIR)/libreplacemalloc_toolpreload-$(VG_PLATFORM).a $(VG_LIBDIR)/libgcc-sup-$(VG_PLATFORM).a: | $(VG_PKG_STAMP) ; @:
 
