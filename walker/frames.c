@@ -43,6 +43,9 @@ struct frun {
 	uint64_t zs_mops, zs_aops;
 	struct mm_set movable; /* page->mapping & ~3 -> 1 zsmalloc's, 2 not (the a_ops read once) */
 	uint64_t hugetlb_owner[2]; /* the owner ids of hugetlb pool pages free / in use, 0: none yet */
+	/* the CMA areas: their free frames are owned by the area (owner kind cma) */
+	struct { uint64_t lo, hi, owner; char name[64]; } cma[64]; /* one per range */
+	unsigned ncma;
 };
 
 static void flush(struct frun *f)
@@ -110,6 +113,75 @@ static uint64_t hugetlb_owner(struct frun *f, bool in_use)
 	if (!w->write_failed && ps_write_owner(w->out, &o) < 0)
 		w->write_failed = true;
 	return *id;
+}
+
+/* The CMA areas (cma_areas[cma_area_count]: base_pfn, count, name), for their free frames. */
+static void cma_collect(struct frun *f)
+{
+	struct ps_walker *w = f->w;
+	uint64_t areas = ps_core_sym(&w->c, PS_KI_CMA_AREAS), cnt = ps_core_sym(&w->c, PS_KI_CMA_AREA_COUNT);
+	int64_t sz = mm_size(w, PS_KI_CMA);
+	uint32_t n;
+	bool one = mm_has(w, PS_KI_CMA_BASE_PFN) && mm_has(w, PS_KI_CMA_COUNT);
+	bool multi = mm_has(w, PS_KI_CMA_RANGES) && mm_has(w, PS_KI_CMA_NRANGES) &&
+		     mm_has(w, PS_KI_CMA_MEMRANGE_BASE_PFN) && mm_has(w, PS_KI_CMA_MEMRANGE_COUNT) &&
+		     mm_size(w, PS_KI_CMA_MEMRANGE) > 0;
+	if (!areas || !cnt || sz <= 0 || (!one && !multi) || ps_kread_u32(&w->c, cnt, &n) != PS_READ_OK)
+		return;
+	for (uint32_t i = 0; i < n && i < 64 && f->ncma < sizeof f->cma / sizeof f->cma[0]; i++) {
+		uint64_t a = areas + i * (uint64_t)sz, nr = 1, base, count;
+		char name[64] = "";
+		size_t nl = mm_has(w, PS_KI_CMA_NAME) ? w->c.ki.member[PS_KI_CMA_NAME].size : 0;
+		if (nl >= sizeof name)
+			nl = sizeof name - 1;
+		if (!nl || ps_kread(&w->c, a + (uint64_t)mm_off(w, PS_KI_CMA_NAME), name, nl) != PS_READ_OK || !name[0])
+			snprintf(name, sizeof name, "cma%u", i);
+		for (size_t k = 0; name[k]; k++)
+			if ((unsigned char)name[k] < 0x20 || (unsigned char)name[k] > 0x7e)
+				name[k] = '?';
+		if (!one && (!mm_kread_member(w, a, PS_KI_CMA_NRANGES, &nr) || nr > w->c.ki.member[PS_KI_CMA_RANGES].nelems))
+			continue;
+		for (uint64_t r = 0; r < nr && f->ncma < sizeof f->cma / sizeof f->cma[0]; r++) {
+			uint64_t at = one ? a : a + (uint64_t)mm_off(w, PS_KI_CMA_RANGES) + r * (uint64_t)mm_size(w, PS_KI_CMA_MEMRANGE);
+			if (!mm_kread_member(w, at, one ? PS_KI_CMA_BASE_PFN : PS_KI_CMA_MEMRANGE_BASE_PFN, &base) ||
+			    !mm_kread_member(w, at, one ? PS_KI_CMA_COUNT : PS_KI_CMA_MEMRANGE_COUNT, &count) ||
+			    !count || base > (UINT64_C(1) << 52) || count > (UINT64_C(1) << 40))
+				continue;
+			typeof(f->cma[0]) *c = &f->cma[f->ncma++];
+			c->lo = base, c->hi = base + count, c->owner = 0;
+			memcpy(c->name, name, sizeof c->name);
+		}
+	}
+}
+
+/* Free frames [PFN, PFN + N): owned by the CMA area holding them, split at areas' edges. */
+static void add_free(struct frun *f, uint64_t pfn, uint64_t n)
+{
+	while (n) {
+		uint64_t len = n, owner = PS_UNKNOWN;
+		for (unsigned i = 0; i < f->ncma; i++) {
+			typeof(f->cma[0]) *c = &f->cma[i];
+			if (pfn >= c->lo && pfn < c->hi) {
+				len = c->hi - pfn < n ? c->hi - pfn : n;
+				for (unsigned j = 0; j < f->ncma && !c->owner; j++) /* an area's ranges: one owner */
+					if (f->cma[j].owner && !strcmp(f->cma[j].name, c->name))
+						c->owner = f->cma[j].owner;
+				if (!c->owner && f->next_owner < FR_MAX_OWNERS) {
+					c->owner = ++f->next_owner;
+					struct ps_owner o = { .id = c->owner, .kind = "cma", .name = c->name };
+					flush(f);
+					if (!f->w->write_failed && ps_write_owner(f->w->out, &o) < 0)
+						f->w->write_failed = true;
+				}
+				owner = c->owner ? c->owner : PS_UNKNOWN;
+				break;
+			}
+			if (c->lo > pfn && c->lo - pfn < len)
+				len = c->lo - pfn; /* up to the next area */
+		}
+		add(f, pfn, len, PS_FC_FREE, owner);
+		pfn += len, n -= len;
+	}
 }
 
 /* The owner id of the file whose page cache MAPPING (a struct address_space) is, writing
@@ -365,6 +437,7 @@ void mm_write_frames(struct ps_walker *w)
 			f.zsmalloc_module = &f.modules[i];
 	f.zs_mops = ps_core_sym(&w->c, PS_KI_ZSMALLOC_MOPS);
 	f.zs_aops = ps_core_sym(&w->c, PS_KI_ZSMALLOC_AOPS);
+	cma_collect(&f);
 	vmalloc_collect(&f);
 	mm_trace_page_windows(w, true);
 	uint64_t said = UINT64_MAX;
@@ -406,7 +479,7 @@ void mm_write_frames(struct ps_walker *w)
 				note(&f.bad_orders, &f.first_bad_order, pfn);
 			if (n > max_pfn - pfn)
 				n = max_pfn - pfn;
-			add(&f, pfn, n, PS_FC_FREE, PS_UNKNOWN);
+			add_free(&f, pfn, n);
 			pfn += n;
 			continue;
 		}

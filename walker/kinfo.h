@@ -173,6 +173,14 @@
 	X(MODULE_MEMORY_BASE, "module_memory", "base", KI_OPT)                                 \
 	X(MODULE_MEMORY_SIZE, "module_memory", "size", KI_OPT)                                 \
 	X(ADDRESS_SPACE_A_OPS, "address_space", "a_ops", KI_OPT) /* zsmalloc before 6.0 */     \
+	/* CMA areas (frames.c: their free frames): mm/cma.h's struct cma in cma_areas[] */    \
+	X(CMA_BASE_PFN, "cma", "base_pfn", KI_OPT)   /* one range per area, until 2025 */     \
+	X(CMA_COUNT, "cma", "count", KI_OPT)                                                   \
+	X(CMA_RANGES, "cma", "ranges", KI_OPT)       /* since: cma_memrange ranges[nranges] */ \
+	X(CMA_NRANGES, "cma", "nranges", KI_OPT)                                               \
+	X(CMA_MEMRANGE_BASE_PFN, "cma_memrange", "base_pfn", KI_OPT)                           \
+	X(CMA_MEMRANGE_COUNT, "cma_memrange", "count", KI_OPT)                                 \
+	X(CMA_NAME, "cma", "name", KI_OPT)                                                     \
 	/* /proc/slabinfo of SLUB (slabinfo.c) */                                             \
 	X(KMEM_CACHE_LIST, "kmem_cache", "list", KI_OPT)                                       \
 	X(KMEM_CACHE_SIZE, "kmem_cache", "size", KI_OPT)                                       \
@@ -214,6 +222,8 @@
 	X(VM_STRUCT, "vm_struct", KI_OPT)                                                      \
 	X(VMAP_NODE, "vmap_node", KI_OPT)                                                      \
 	X(MODULE_MEMORY, "module_memory", KI_OPT)                                              \
+	X(CMA, "cma", KI_OPT)                                                                  \
+	X(CMA_MEMRANGE, "cma_memrange", KI_OPT)                                                \
 	X(KMEM_CACHE, "kmem_cache", KI_OPT)                                                    \
 	X(KMEM_CACHE_NODE_STRUCT, "kmem_cache_node", KI_OPT)                                   \
 	X(KMEM_CACHE_PER_NODE_PTRS, "kmem_cache_per_node_ptrs", KI_OPT)
@@ -348,6 +358,7 @@
 	X(PCPU_NR_UNITS, "pcpu_nr_units", KI_OPT)                                              \
 	X(TOTALCMA_PAGES, "totalcma_pages", KI_OPT)  /* in page_alloc.c with or without CMA */ \
 	X(CMA_AREAS, "cma_areas", KI_OPT)            /* mm/cma.c: CONFIG_CMA */                \
+	X(CMA_AREA_COUNT, "cma_area_count", KI_OPT)                                            \
 	X(NUM_POISONED_PAGES, "num_poisoned_pages", KI_OPT) /* CONFIG_MEMORY_FAILURE */       \
 	X(HSTATES, "hstates", KI_OPT)                                                          \
 	X(HUGETLB_MAX_HSTATE, "hugetlb_max_hstate", KI_OPT)                                    \

@@ -182,6 +182,21 @@ else:
     def near(what, walked, counted):
         if abs(walked - counted) > 8:
             errors.append("frames: %s %d walked, the kernel counts %d" % (what, walked, counted))
+    # free frames inside CMA areas are owned by their area (owner kind cma): the dump's own
+    # nr_free_cma at the same moment, exactly, and the guest's CmaFree within the usual drift
+    cma_ids, cma_free = set(), 0
+    for line in open(rec):
+        if line.startswith("owner ") and " kind=cma " in line:
+            cma_ids.add(line.split()[1][3:])
+        elif line.startswith("f ") and cma_ids:
+            p = line.split()
+            if p[3] == "free" and p[4] in cma_ids:
+                cma_free += int(p[2])
+    if "nr_free_cma" in vmd and g_mi.get("CmaTotal"):
+        if cma_free != vmd["nr_free_cma"]:
+            errors.append("frames: %d free frames in CMA areas, nr_free_cma %d" % (cma_free, vmd["nr_free_cma"]))
+        print("  CMA: %d free frames in its areas = nr_free_cma %d (guest CmaFree %d kB)" %
+              (cma_free, vmd["nr_free_cma"], g_mi["CmaFree"]))
     if "nr_free_pages" in vmd:
         near("free", fcount.get("free", 0), vmd["nr_free_pages"])
         near("shmem", fcount.get("shmem", 0), vmd["nr_shmem"])
