@@ -417,8 +417,11 @@ static void an_frames_table(const struct model *m, struct report *r)
 
 /* The owners (owner records) of the classes in CLASSES holding the most frames: slab caches,
  * files in the page cache. */
+/* The owners of KIND ("slab", "file", ...) of the frames of CLASSES, the largest TOP.
+ * NOBODY: what the classes' frames without such an owner are. */
 static void an_owner_table(const struct model *m, struct report *r, const char *id, const char *title,
-			   const char *what, unsigned classes, unsigned top)
+			   const char *what, const char *kind, unsigned classes, unsigned top,
+			   const char *nobody)
 {
 	enum { O_NAME, O_CLASS, O_BYTES, O_SHARE, O_N };
 	const struct column cols[O_N] = {
@@ -431,12 +434,17 @@ static void an_owner_table(const struct model *m, struct report *r, const char *
 			total += m->frames[c];
 	if (!total)
 		return;
-	struct table *t = table_new(id, title, STYLE_GRID, O_N, cols);
-	table_set_decimals(t, O_SHARE, 1);
 	size_t *idx = xcalloc(m->nowners + 1, sizeof *idx), n = 0;
 	for (size_t i = 0; i < m->nowners; i++)
-		if (m->owners[i].frames && (classes & (1u << m->owners[i].cls)))
+		if (m->owners[i].frames && (classes & (1u << m->owners[i].cls)) && m->owners[i].kind &&
+		    !strcmp(m->owners[i].kind, kind))
 			idx[n++] = i;
+	if (!n) { /* no frame of these classes has such an owner here (no CMA area, ...) */
+		free(idx);
+		return;
+	}
+	struct table *t = table_new(id, title, STYLE_GRID, O_N, cols);
+	table_set_decimals(t, O_SHARE, 1);
 	/* the largest TOP: a partial selection sort (TOP is small, N may be large) */
 	size_t shown_n = n < top ? n : top;
 	for (size_t i = 0; i < shown_n; i++) {
@@ -459,7 +467,7 @@ static void an_owner_table(const struct model *m, struct report *r, const char *
 	}
 	if (shown < total) {
 		size_t row = table_add_row(t);
-		table_set_str(t, row, O_NAME, n > shown_n ? "(the others)" : "(owner not readable)");
+		table_set_str(t, row, O_NAME, n > shown_n ? "(the others)" : nobody);
 		table_set_u64(t, row, O_BYTES, (total - shown) * m->page_size);
 		table_set_f64(t, row, O_SHARE, 100.0 * (double)(total - shown) / (double)total);
 	}
@@ -549,12 +557,15 @@ void an_ram(const struct model *m, struct report *r)
 	if (m->have_frames) {
 		an_frames_table(m, r);
 		an_owner_table(m, r, "slabs", "Slab caches by the frames their slabs hold (the walk)",
-			       "SLAB CACHE", 1u << PS_FC_SLAB, 25);
+			       "SLAB CACHE", "slab", 1u << PS_FC_SLAB, 25, "(owner not readable)");
 		an_owner_table(m, r, "files", "Files in the page cache by their frames, mapped or not (the walk)",
-			       "FILE", 1u << PS_FC_FILE | 1u << PS_FC_SHMEM, 25);
-		an_owner_table(m, r, "vmalloc", "vmalloc by caller (the walk)", "CALLER", 1u << PS_FC_VMALLOC, 25);
+			       "FILE", "file", 1u << PS_FC_FILE | 1u << PS_FC_SHMEM, 25, "(owner not readable)");
+		an_owner_table(m, r, "vmalloc", "vmalloc by caller (the walk)", "CALLER", "vmalloc", 1u << PS_FC_VMALLOC, 25,
+			       "(no caller recorded)");
 		an_owner_table(m, r, "hugetlb", "hugetlb pool pages, free and in use (the walk)", "STATE",
-			       1u << PS_FC_HUGETLB, 4);
+			       "hugetlb", 1u << PS_FC_HUGETLB, 4, "(refcount unreadable)");
+		an_owner_table(m, r, "cma", "Free frames in CMA areas (the walk; CmaTotal/CmaFree in the meminfo table)",
+			       "CMA AREA", "cma", 1u << PS_FC_FREE, 8, "(free, outside the CMA areas)");
 	}
 	if (m->ncounters) {
 		an_meminfo_table(m, r);

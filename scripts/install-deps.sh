@@ -32,7 +32,8 @@ test_packages=(
 	postgresql             # the db tests start a private PostgreSQL server
 	crash                  # Debian's crash 8.0.2: defs.h for crash-ext/, and the tests run the extension in it
 	valgrind               # valgrind/: headers and static libraries the out-of-tree tool links; the tests run it, Lackey and DHAT
-	qemu-system-ppc        # live_idle_guest.sh: an e500 guest whose kernel has idle page tracking
+	qemu-system-ppc        # live_idle_guest.sh: an e500 guest whose kernel has idle page tracking; valgrind_boards.sh: ppc64el and ppc32 guests
+	qemu-system-arm        # valgrind_boards.sh: the Valgrind tool run in arm64 and armhf guests
 	gcc-powerpc-linux-gnu libc6-dev-powerpc-cross      # static ppc32 pagesleuth-live and the guest's programs
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross      # make static-cross (armhf)
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross        # make static-cross (arm64)
