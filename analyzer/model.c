@@ -62,6 +62,13 @@ static unsigned pfn_mark(struct pfn_table *t, uint64_t pfn, unsigned n)
 /* Mark the frames of a run; returns how many were new (first seen in this run). */
 static uint64_t pfn_mark_run(struct pfn_table *t, uint64_t pfn, uint64_t npages)
 {
+	if (npages > PFN_LONG_RUN) { /* counted, not marked: see struct pfn_table */
+		if (!t->long_runs++)
+			t->long_first_pfn = pfn, t->long_first_pages = npages;
+		t->long_run_pages += npages;
+		t->used += npages;
+		return npages;
+	}
 	uint64_t added = 0;
 	while (npages) {
 		unsigned n = 64 - (unsigned)(pfn & 63);
@@ -487,6 +494,13 @@ static void drop_gone(struct builder *b)
 static void finish_snapshot(struct builder *b)
 {
 	struct model *m = &b->cur;
+	if (m->pfns.long_runs)
+		xappendf(&m->warnings, "%llu page run%s longer than %llu frames (%llu frames in all; the first: %llu "
+			 "frames at PFN %llx) counted by length: their frames are not deduplicated against "
+			 "other mappings (distinct pages may be overstated by up to that much)",
+			 (unsigned long long)m->pfns.long_runs, m->pfns.long_runs == 1 ? "" : "s",
+			 (unsigned long long)PFN_LONG_RUN, (unsigned long long)m->pfns.long_run_pages,
+			 (unsigned long long)m->pfns.long_first_pages, (unsigned long long)m->pfns.long_first_pfn);
 	for (size_t i = 0; i < b->ntasks; i++) {
 		const struct ps_task *t = &b->tasks[i].t;
 		struct proc *p = t->mm == PS_UNKNOWN ? NULL : proc_for_mm(b, t->mm);

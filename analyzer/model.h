@@ -59,7 +59,12 @@ struct pfn_table {
 	struct pfn_block *slots;
 	size_t cap, nblocks;
 	uint64_t used;        /* distinct PFNs */
+	/* Runs longer than PFN_LONG_RUN frames are counted by their length, not frame by frame:
+	 * a record may claim 2^35 frames in one line, and their bitmaps would take gigabytes.
+	 * Their frames are not deduplicated against other mappings (a model warning says so). */
+	uint64_t long_runs, long_run_pages, long_first_pfn, long_first_pages;
 };
+#define PFN_LONG_RUN (UINT64_C(1) << 22) /* 16 GiB of 4 KiB frames in one run of one mapping */
 
 /* What the thrashing analysis needs from each snapshot of a stream. */
 struct proc_history {
