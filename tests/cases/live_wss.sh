@@ -110,9 +110,8 @@ awk -v r="$ref" 'NR == 2 { exit !($4 == sprintf("%.2f", r / 1048576)) }' "$T/onc
 # 0.2 s on: on 2 busy CPUs the program, touching its K pages every 5 ms, was once not run
 # for a whole pass within 50 ms, and once not within 100 ms; once, in CI, not within 200 ms:
 # then the toucher says it was late and the profile is made again).
-# The kernel's reclaim clears accessed bits too (folio_referenced on the LRU scans: pgscan,
-# pgrefill in /proc/vmstat): a window in which it ran, as after another program's memory
-# burst on this machine, is measured again like a late one.
+# The kernel's reclaim (folio_referenced on the LRU scans: pgscan, pgrefill in /proc/vmstat)
+# and DAMON clear accessed bits too; a short window says which of them it saw.
 reclaim_scans() { awk '/^(pgscan|pgrefill)/ { s += $2 } END { print s + 0 }' /proc/vmstat; }
 for try in 1 2 3; do
 	l0=$(lates) bad="" s0=$(reclaim_scans)
@@ -130,8 +129,14 @@ for try in 1 2 3; do
 	late=$(late_since "$l0")
 	scans=$(($(reclaim_scans) - s0))
 	[ "$scans" -gt 0 ] && late="${late}the kernel's reclaim scanned $scans pages meanwhile; "
-	[ -n "$late" ] && [ $try -lt 3 ] || fail "profile $bad${late:+ (the toucher was late: $late)}"
-	echo "live_wss: NOTE: profile $bad; the toucher was not run on time or reclaim ran ($late): measured again"
+	damon=$(grep -l '^on' /sys/kernel/mm/damon/admin/kdamonds/*/state 2>/dev/null | wc -l)
+	[ "$damon" -gt 0 ] && late="${late}$damon DAMON kdamond(s) on (they clear accessed bits); "
+	# A short window is measured again (3 tries): what else clears accessed bits on a shared
+	# machine is not always visible (it was seen twice in full runs here, never alone); a
+	# wss that misses pages misses them every time.
+	[ $try -lt 3 ] || fail "profile $bad in 3 tries${late:+ ($late)}"
+	echo "live_wss: NOTE: profile $bad${late:+ ($late)}: measured again"
+	sleep 2 # let whatever it was pass
 done
 echo "live_wss: profile: durations $(awk '$1 == "wss" { sub("dur=", "", $6); printf "%s ", $6 }' "$T/prof.rec")ok"
 
