@@ -7,7 +7,7 @@
  * zlib's inflate and adler32): here a page is found by its rank in the dumped-pages bitmap,
  * its descriptor and data are read straight out of a read-only mapping of the file, zlib
  * pages are inflated with libdeflate and zstd pages with libzstd, and decompressed pages are
- * kept in a direct-mapped cache (the walk reads the same page-table and struct-page pages
+ * kept in a 2-way set-associative cache (the walk reads the same page-table and struct-page pages
  * many times). Pages compressed with LZO or snappy are left to libkdumpfile (KP_FOREIGN).
  *
  * Layout (makedumpfile's diskdump.h): page descriptor I, for the I-th page set in the
