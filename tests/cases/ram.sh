@@ -60,10 +60,10 @@ trap 'rm -rf "$T"' EXIT
 fail=0 checked=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-cat >"$T/check.py" <<'EOF'
-import sys, math
-rec, gt, fixture, kallsyms_all = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
-def section(name):
+# groundtruth.txt's blocks, for both scripts below (python finds it beside them)
+cat >"$T/gtsection.py" <<'EOF'
+def section(gt, name):
+    """The lines of block NAME ("=== begin NAME ..." to "=== end NAME") of ground truth GT."""
     out, on = [], False
     for line in open(gt, errors="replace"):
         if line.startswith("=== begin " + name + " "):
@@ -74,7 +74,18 @@ def section(name):
         if on:
             out.append(line.rstrip("\n"))
     return out
-page_size = int([l.split()[1] for l in open(gt) if l.startswith("page_size ")][0])
+
+def page_size(gt):
+    return int([l.split()[1] for l in open(gt) if l.startswith("page_size ")][0])
+EOF
+
+cat >"$T/check.py" <<'EOF'
+import sys, math
+from gtsection import section as gt_section, page_size as gt_page_size
+rec, gt, fixture, kallsyms_all = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+def section(name):
+    return gt_section(gt, name)
+page_size = gt_page_size(gt)
 g_vm = [l.split() for l in section("/proc/vmstat")]
 g_mi = {}
 for l in section("/proc/meminfo"):
@@ -258,19 +269,11 @@ EOF
 
 cat >"$T/ramwork.py" <<'EOF'
 import sys, re, collections
+from gtsection import section as gt_section, page_size as gt_page_size
 rec, gt, fixture = sys.argv[1], sys.argv[2], sys.argv[3]
 def section(name):
-    out, on = [], False
-    for line in open(gt, errors="replace"):
-        if line.startswith("=== begin " + name + " "):
-            on = True
-            continue
-        if line.startswith("=== end " + name):
-            break
-        if on:
-            out.append(line.rstrip("\n"))
-    return out
-page_size = int([l.split()[1] for l in open(gt) if l.startswith("page_size ")][0])
+    return gt_section(gt, name)
+page_size = gt_page_size(gt)
 release = [l.split()[1] for l in open(gt) if l.startswith("release ")][0]
 work = {}
 for l in section("ram-workload"):
