@@ -162,6 +162,6 @@ endif
 # and the access pattern are the program's own.
 VG_TEST_SRC   := $(wildcard tests/valgrind/*.c)
 valgrind-tests: $(patsubst tests/valgrind/%.c,$(B)/tests/valgrind/%,$(VG_TEST_SRC))
-$(B)/tests/valgrind/%: tests/valgrind/%.c valgrind/pagesleuth.h
+$(B)/tests/valgrind/%: tests/valgrind/%.c valgrind/pagesleuth.h tests/valgrind/frame_span.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -g -O0 -Ivalgrind -pthread $< -o $@

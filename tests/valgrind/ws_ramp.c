@@ -15,16 +15,7 @@
 
 #include "pagesleuth.h"
 
-/* The frame's top: on x86 the return address above the saved frame pointer; elsewhere (arm64,
- * arm, ppc: the frame record is at the frame's bottom) the highest byte of its own locals
- * and spilled arguments, which SPAN() takes in. */
-#if defined(__x86_64__) || defined(__i386__)
-#define FRAME_TOP() ((uintptr_t)__builtin_frame_address(0) + 15)
-#else
-#define FRAME_TOP() ((uintptr_t)0)
-#endif
-#define SPAN(v) do { if ((uintptr_t)&(v) < lo) lo = (uintptr_t)&(v); \
-		     if ((uintptr_t)&(v) + sizeof(v) - 1 > hi) hi = (uintptr_t)&(v) + sizeof(v) - 1; } while (0)
+#include "frame_span.h"
 
 #define PAGE 4096
 #define PASSES 400
