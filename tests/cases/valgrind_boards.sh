@@ -15,7 +15,7 @@
 #   - per-object counts (obj_counts, --objects=yes): the hand counts, the 100-block merge, and
 #     the depth-1 merge;
 # and the records, written on the board, are read on this (x86) host by `pagesleuth report`
-# like any others. PS_BOARDS="arm64 armhf" picks architectures (default: all three).
+# like any others. PS_BOARDS="arm64 armhf" picks architectures (default: all four).
 # An architecture whose cross compiler, QEMU or Debian packages are unavailable (and cannot
 # be fetched: a download is retried) is skipped with the reason; all skipped = exit 77.
 # Exit 0 pass, 77 skip, else fail.

@@ -21,7 +21,6 @@ cached; never installed). Exit 0 when the guest ran every job (whatever their st
 import base64
 import glob
 import os
-import stat
 import subprocess
 import sys
 import time
@@ -96,49 +95,11 @@ def pinned(c):
     return c["kpkg"], c["kver"]
 
 
-class Cpio:
-    """Minimal newc writer (as the fixtures' gen.py: no root or mknod needed)."""
-
-    def __init__(self):
-        self.ents = {}
-
-    def dir(self, p):
-        parts = p.strip("/").split("/")
-        for i in range(1, len(parts) + 1):
-            if parts[:i] != [""]:
-                self.ents.setdefault("/".join(parts[:i]), (stat.S_IFDIR | 0o755, b"", None))
-
-    def file(self, p, data, mode=0o644):
-        if "/" in p.strip("/"):
-            self.dir(os.path.dirname(p.strip("/")))
-        self.ents[p.strip("/")] = (stat.S_IFREG | mode, data, None)
-
-    def host(self, p, src, mode=None):
-        st = os.stat(src)
-        self.file(p, open(src, "rb").read(), mode if mode is not None else st.st_mode & 0o777)
-
-    def link(self, p, target):
-        self.dir(os.path.dirname(p.strip("/")))
-        self.ents[p.strip("/")] = (stat.S_IFLNK | 0o777, target.encode(), None)
-
-    def chardev(self, p, maj, mn):
-        self.dir(os.path.dirname(p.strip("/")))
-        self.ents[p.strip("/")] = (stat.S_IFCHR | 0o600, b"", (maj, mn))
-
-    def bytes(self):
-        o = bytearray()
-        for ino, name in enumerate(sorted(self.ents), 1):
-            mode, data, dev = self.ents[name]
-            rmaj, rmin = dev or (0, 0)
-            nb = name.encode() + b"\0"
-            o += ("070701" + "".join("%08X" % v for v in (
-                ino, mode, 0, 0, 1, 0, len(data), 0, 0, rmaj, rmin, len(nb), 0))).encode() + nb
-            o += b"\0" * (-len(o) % 4) + data
-            o += b"\0" * (-len(o) % 4)
-        nb = b"TRAILER!!!\0"
-        o += ("070701" + "%08X" % 0 * 11 + "%08X" % len(nb) + "%08X" % 0).encode() + nb
-        o += b"\0" * (-len(o) % 512)
-        return bytes(o)
+# The fixtures' newc writer (tests/fixtures/scripts/gen.py), imported as bench/bigdump/gen.py
+# does; no __pycache__ there: the fixtures' input hash covers that directory.
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "scripts"))
+sys.dont_write_bytecode = True
+from gen import Cpio  # noqa: E402
 
 
 INIT = r"""#!/bin/sh
