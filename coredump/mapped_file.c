@@ -86,8 +86,7 @@ void ps_mapped_file_unmap(struct ps_mapped_file *m)
 }
 
 /* No system call on the way: sigsetjmp without the signal mask is a few register stores. */
-static bool run_guarded(const struct ps_mapped_file *m, uint64_t off, size_t len,
-			bool (*fn)(void *arg, const unsigned char *src), void *arg)
+bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off, size_t len)
 {
 	if (!ps_mapped_file_has(m, off, len))
 		return false;
@@ -98,27 +97,9 @@ static bool run_guarded(const struct ps_mapped_file *m, uint64_t off, size_t len
 	guard_lo = (uintptr_t)src;
 	guard_hi = (uintptr_t)src + len;
 	guard_jump = &jump;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the access stays between the guard's ends */
-	bool ok = fn(arg, src);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the copy stays between the guard's ends */
+	memcpy(dst, src, len);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_jump = NULL;
-	return ok;
-}
-
-struct copy_job {
-	void *dst;
-	size_t len;
-};
-
-static bool copy_out(void *arg, const unsigned char *src)
-{
-	struct copy_job *j = arg;
-	memcpy(j->dst, src, j->len);
 	return true;
-}
-
-bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off, size_t len)
-{
-	struct copy_job j = { dst, len };
-	return run_guarded(m, off, len, copy_out, &j);
 }
