@@ -18,8 +18,9 @@ void an_mixed(const struct model *m, struct report *r)
 		{ "pid", "PID", CELL_U64, false }, { "comm", "COMMAND", CELL_STR, false },
 		{ "vma", "VMA", CELL_STR, false }, { "perm", "PERM", CELL_STR, false },
 		{ "kind", "KIND", CELL_STR, false }, { "unit", "UNIT", CELL_STR, false },
-		{ "single", "SINGLE", CELL_U64, false }, { "shared", "SHARED", CELL_U64, false },
-		{ "cow", "COW", CELL_U64, false }, { "file", "FILE", CELL_U64, false },
+		{ "single_pages", "SINGLE", CELL_U64, COL_PAGES },
+		{ "shared_pages", "SHARED", CELL_U64, COL_PAGES },
+		{ "cow_pages", "COW", CELL_U64, COL_PAGES }, { "file_pages", "FILE", CELL_U64, COL_PAGES },
 	};
 	struct table *t = table_new("mixed", "VMAs with both single-use and shared pages, or "
 				    "copy-on-write pages in a file mapping", STYLE_GRID, MC_NCOLS, cols);

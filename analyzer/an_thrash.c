@@ -18,14 +18,17 @@ void an_thrash(const struct model *m, struct report *r)
 	static const struct column cols[C_N] = {
 		{ "pid", "PID", CELL_U64, false }, { "comm", "COMMAND", CELL_STR, false },
 		{ "snapshots", "SNAPS", CELL_U64, false },
-		{ "majflt_first", "MAJFLT0", CELL_U64, false }, { "majflt_last", "MAJFLT1", CELL_U64, false },
-		{ "majflt_growth", "MAJ+", CELL_U64, false },
-		{ "ws_first", "WS0", CELL_U64, false }, { "ws_last", "WS1", CELL_U64, false },
-		{ "rss_first", "RSS0", CELL_U64, false }, { "rss_last", "RSS1", CELL_U64, false },
+		{ "majflt_first", "MAJFLT_0", CELL_U64, false },
+		{ "majflt_last", "MAJFLT_1", CELL_U64, false },
+		{ "majflt_growth", "MAJFLT_GROWTH", CELL_U64, false },
+		{ "ws_first_pages", "WS_0", CELL_U64, COL_PAGES },
+		{ "ws_last_pages", "WS_1", CELL_U64, COL_PAGES },
+		{ "rss_first_pages", "RSS_0", CELL_U64, COL_PAGES },
+		{ "rss_last_pages", "RSS_1", CELL_U64, COL_PAGES },
 		{ "verdict", "VERDICT", CELL_STR, false },
 	};
-	struct table *t = table_new("thrash", "Thrashing candidates (major faults growing while "
-				    "the working set shrinks; ws = referenced pages)", STYLE_GRID, C_N, cols);
+	struct table *t = table_new("thrash", "Thrashing candidates: major faults grow, "
+				    "working set (WS: referenced pages) shrinks", STYLE_GRID, C_N, cols);
 	if (m->snapshots < 2) {
 		table_set_note(t, "needs two or more snapshots in one stream (pagesleuth snap "
 			       "--every S --count N); this file has %llu", (unsigned long long)m->snapshots);

@@ -142,7 +142,7 @@ static void put_identity(const struct report *r, FILE *out)
 		fputs("<dt>snapshot</dt><dd>none (" RENDER_NO_SNAPSHOT ")</dd>\n</dl>\n", out);
 }
 
-static void put_grid(const struct table *t, FILE *out)
+static void put_grid(const struct report *rep, const struct table *t, FILE *out)
 {
 	char buf[RENDER_NUM_MAX];
 	fputs("<div class=\"scroll\"><table class=\"grid\">\n<thead><tr>", out);
@@ -162,8 +162,9 @@ static void put_grid(const struct table *t, FILE *out)
 			size_t indent = render_tree_indent(t, r, c);
 			if (indent)
 				fprintf(out, "<td style=\"padding-left:%.1fem\">", 0.4 + 0.5 * (double)indent);
-			else if (t->cols[c].format == COL_BYTES && cell->kind == CELL_U64)
-				fprintf(out, "<td class=\"n\" data-v=\"%llu\">", (unsigned long long)cell->u);
+			else if (column_unit(&t->cols[c]) && (cell->kind == CELL_U64 || cell->kind == CELL_I64))
+				fprintf(out, "<td class=\"n\" data-v=\"%.17g\">",
+					render_size_bytes(rep, &t->cols[c], cell));
 			else
 				fputs(render_col_numeric(&t->cols[c]) ? "<td class=\"n\">" : "<td>", out);
 			if (cell->kind == CELL_STR)
@@ -171,7 +172,7 @@ static void put_grid(const struct table *t, FILE *out)
 			else if (cell->kind == CELL_NONE)
 				putc('-', out);
 			else
-				fputs(render_cell_number(t, c, cell, buf, FLOAT_HUMAN), out);
+				fputs(render_cell_number(rep, t, c, cell, buf, FLOAT_HUMAN), out);
 			fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);
@@ -260,6 +261,7 @@ int render_html(const struct report *r, FILE *out)
 		const struct table *t = r->tables[i];
 		fprintf(out, "<section id=\"%s\">\n<h2>", anchors[i]);
 		render_xml_escaped(t->title, out);
+		fputs(render_units_suffix(r, t), out);
 		fputs("</h2>\n", out);
 		if (t->note) {
 			fputs("<p class=\"note\">", out);
@@ -269,7 +271,7 @@ int render_html(const struct report *r, FILE *out)
 		if (t->style == STYLE_MAP) {
 			put_map(t, out);
 		} else {
-			put_grid(t, out);
+			put_grid(r, t, out);
 			if (t->chart) {
 				fputs("<div class=\"scroll chart\">", out);
 				render_svg_chart(t, false, out);

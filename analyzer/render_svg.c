@@ -113,7 +113,7 @@ static const char *chart_label(const struct table *t, size_t row, char *buf)
 	const struct cell *c = table_cell_c(t, row, col);
 	if (c->kind == CELL_STR)
 		return c->s ? c->s : "";
-	const char *num = render_cell_number(t, col, c, buf, FLOAT_HUMAN);
+	const char *num = render_cell_number(NULL, t, col, c, buf, FLOAT_HUMAN);
 	return num ? num : "-";
 }
 
