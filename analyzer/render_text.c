@@ -159,8 +159,6 @@ static void render_block(const struct report *rep, const struct table *t, const 
 			if (i)
 				fputs("  ", out);
 			size_t indent = render_tree_indent(t, r, c); /* 0 unless a tree's label */
-			if (indent > width[c] / 2)
-				indent = width[c] / 2;
 			pad(indent, out);
 			put_aligned(cell_text(rep, t, r, c, buf), width[c] - indent,
 				    render_col_numeric(&t->cols[c]), i + 1 == n, out);
@@ -386,8 +384,13 @@ int render_text(const struct report *r, FILE *out)
 		fprintf(out, "snapshot:  none (%s)\n", RENDER_NO_SNAPSHOT);
 	identity_line("excluded:  ", r->excluded, out);
 identity_done:
-	fprintf(out, "units:     %s\n", r->units == UNITS_KIB ? "KiB (exact)" :
-		r->units == UNITS_PAGES ? "pages (exact)" : "B/KiB/MiB/GiB (1024-based, 3 digits)");
+	bool sizes = false; /* the line only where a table shows sizes */
+	for (size_t i = 0; i < r->ntables; i++)
+		sizes |= *render_units_suffix(&(struct report){ .units = UNITS_KIB }, r->tables[i]) != 0;
+	if (sizes)
+		fprintf(out, "units:     %s\n", r->units == UNITS_KIB ? "KiB (exact)" :
+			r->units == UNITS_PAGES ? "pages (exact, of the page size above)" :
+			"B/KiB/MiB/GiB (1024-based, 3 digits; --units kib|pages: exact)");
 
 	if (r->headline) {
 		putc('\n', out);
