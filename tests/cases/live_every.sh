@@ -9,7 +9,8 @@
 # again, and lets the program take its next step (SIGCONT). Checked per round: every page and
 # VMA (gtcheck, on that round's snapshot cut out of the stream), the task's minflt equal to
 # /proc's and growing by the 64 faults of a step; then `report -a thrash` on the stream and
-# `diff` of the first and last rounds against the captured Rss; then SIGINT in the middle of a
+# `diff` of the first and last rounds against the captured Rss (CSV, and its text with --units
+# kib, pages, human); then SIGINT in the middle of a
 # repeated snapshot with -o: the file appears whole, its last snapshot closed as partial.
 # Exit 0 pass, 77 skip (not root), 1 fail.
 set -u
@@ -137,6 +138,20 @@ want=$(($(rss_kb "$T/smaps.$last") - $(rss_kb "$T/smaps.0")))
 [ "$drss" = "$want" ] && [ "$want" = $((last * K * 4)) ] ||
 	fail "diff round 0 -> $last: RSS+- '$drss' KiB, smaps says $want, the program wrote $((last * K * 4))"
 echo "live_every: diff round 0 -> $last: RSS +$drss KiB (smaps +$want)"
+# The text of the same diff in each --units convention says the smaps growth too.
+TR=${PAGESLEUTH_ROOT:-.}/tests/cases/lib/textreport.py
+for u in kib pages human; do
+	"$PAGESLEUTH" diff -u "$u" "$T/round.0" "$T/round.$last" >"$T/diff.$u" || fail "diff -u $u failed"
+	[ "$(python3 "$TR" width "$T/diff.$u")" -le 100 ] || fail "diff -u $u: a line wider than 100 columns"
+done
+tdk=$(python3 "$TR" get "$T/diff.kib" 'Per-process change' PID "$P" RSS_DELTA)
+tdp=$(python3 "$TR" get "$T/diff.pages" 'Per-process change' PID "$P" RSS_DELTA)
+tdh=$(python3 "$TR" get "$T/diff.human" 'Per-process change' PID "$P" RSS_DELTA)
+read -r hb htol <<<"$(python3 "$TR" human "$tdh")"
+[ "$tdk" = "$want" ] && [ "$tdp" = $((want * 1024 / $(getconf PAGESIZE))) ] &&
+	awk -v b="$hb" -v t="$htol" -v k="$want" 'BEGIN { d = b - k * 1024; exit !(d <= t && d >= -t) }' ||
+	fail "diff text RSS_DELTA: kib '$tdk', pages '$tdp', human '$tdh'; smaps says +$want KiB"
+echo "live_every: diff text: RSS_DELTA $tdk KiB, $tdp pages, $tdh (smaps +$want KiB)"
 # The same two rounds chosen inside the one stream.
 "$PAGESLEUTH" diff -f csv --from 0 --to "$last" "$T/stream.rec" "$T/stream.rec" >"$T/diff2.csv" ||
 	fail "diff --from 0 --to $last failed"
