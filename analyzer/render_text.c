@@ -175,6 +175,30 @@ static bool same_stem(const struct table *t, size_t a, size_t b)
 	return ua && ub && ua - ta == ub - tb && strncmp(ta, tb, (size_t)(ua - ta)) == 0;
 }
 
+/* Shortens the string columns among cols[0..n), the last first, each down to TEXT_MIN_STR
+ * (or its title), until they fit in room or none can give more. */
+static void shrink_strings(const struct table *t, size_t *width, const size_t *cols, size_t n,
+			   size_t room)
+{
+	for (size_t total; (total = grid_width(width, cols, n)) > room;) {
+		size_t pick = n, min = 0; /* the column to shorten */
+		for (size_t i = n; i-- > 0;) {
+			size_t c = cols[i];
+			min = text_put_str(col_title(&t->cols[c]), NULL);
+			if (min < TEXT_MIN_STR)
+				min = TEXT_MIN_STR;
+			if (t->cols[c].kind == CELL_STR && width[c] > min) {
+				pick = i;
+				break;
+			}
+		}
+		if (pick == n)
+			return;
+		size_t c = cols[pick], over = total - room;
+		width[c] = width[c] - min > over ? width[c] - over : min;
+	}
+}
+
 static void render_grid(const struct report *rep, const struct table *t, FILE *out)
 {
 	char buf[RENDER_NUM_MAX];
@@ -192,37 +216,29 @@ static void render_grid(const struct report *rep, const struct table *t, FILE *o
 				width[c] = w;
 		}
 	/* Too wide: shorten the last string column (the least telling: a path, a counter's
-	 * name), then the one before, down to TEXT_MIN_STR. */
-	for (size_t total; (total = grid_width(width, all, t->ncols)) > TEXT_WIDTH;) {
-		size_t widest = t->ncols; /* the column to shorten */
-		for (size_t c = t->ncols; c-- > 0;) {
-			size_t min = text_put_str(col_title(&t->cols[c]), NULL);
-			if (min < TEXT_MIN_STR)
-				min = TEXT_MIN_STR;
-			if (t->cols[c].kind == CELL_STR && width[c] > min) {
-				widest = c;
-				break;
-			}
-		}
-		if (widest == t->ncols)
-			break;
-		size_t min = text_put_str(col_title(&t->cols[widest]), NULL);
-		if (min < TEXT_MIN_STR)
-			min = TEXT_MIN_STR;
-		size_t over = total - TEXT_WIDTH;
-		width[widest] = width[widest] - min > over ? width[widest] - over : min;
-	}
+	 * name), then the one before, down to TEXT_MIN_STR, if that makes the table fit. */
+	size_t *natural = xcalloc(n, sizeof *natural);
+	memcpy(natural, width, n * sizeof *width);
+	shrink_strings(t, width, all, t->ncols, TEXT_WIDTH);
 	if (grid_width(width, all, t->ncols) <= TEXT_WIDTH) {
 		render_block(rep, t, width, all, t->ncols, out);
 	} else {
-		/* Still too wide: blocks of columns, each after the key columns (up to the first
-		 * string column when it is among the first three: PID COMMAND, OBJECT). */
+		/* It does not: blocks of columns, each after the key columns (up to the first
+		 * string column when it is among the first three: PID COMMAND, OBJECT), every
+		 * string as whole as its block allows (a stack gets a block of its own). */
+		memcpy(width, natural, n * sizeof *width);
 		size_t nkey = 1;
 		for (size_t c = 0; c < t->ncols && c < 3; c++)
 			if (t->cols[c].kind == CELL_STR) {
 				nkey = c + 1;
 				break;
 			}
+		shrink_strings(t, width, all, nkey, TEXT_WIDTH / 2);
+		size_t keyw = grid_width(width, all, nkey);
+		for (size_t c = nkey; c < t->ncols; c++)
+			if (t->cols[c].kind == CELL_STR && keyw + 2 + width[c] > TEXT_WIDTH)
+				width[c] = keyw + 2 + TEXT_MIN_STR <= TEXT_WIDTH ? TEXT_WIDTH - keyw - 2
+										 : TEXT_MIN_STR;
 		size_t *block = xcalloc(n, sizeof *block);
 		for (size_t c = nkey; c < t->ncols;) {
 			size_t nb = 0;
@@ -240,6 +256,7 @@ static void render_grid(const struct report *rep, const struct table *t, FILE *o
 		}
 		free(block);
 	}
+	free(natural);
 	if (t->nrows == 0)
 		fputs("(no rows)\n", out);
 	free(width);

@@ -1502,7 +1502,7 @@ static void test_trace_hostile(void)
 		CHECK(an_trace_obj(&m, NULL, &r) == 0, "obj");
 		const struct table *al = TAB(&r, "alloc");
 		if (al) {
-			CHECK_CONTAINS(al->note, "global heap peak: unknown, the roots' AT PEAK add up to "
+			CHECK_CONTAINS(al->note, "global heap peak: unknown, the roots' AT_PEAK add up to "
 					       "more than 2^64 bytes");
 			CHECK(!strstr(al->note, "global heap peak: 0"), "wrapped: %s", al->note);
 		}
