@@ -6,8 +6,8 @@
  * right-aligned, strings left-aligned, columns separated by two spaces, empty cells shown as
  * "-", hex columns without "0x", sizes in the report's units (--units; a title ends ", in KiB" or
  * ", in pages" when they are exact). Every line of a table fits TEXT_WIDTH columns: notes are
- * wrapped at spaces, string columns (paths), the last first, are shortened in the middle with
- * "..." down to TEXT_MIN_STR characters, and a table still too wide is printed in blocks of columns,
+ * wrapped at spaces, the last string column (a path) is shortened in the middle with "..."
+ * down to TEXT_MIN_STR characters, and a table still too wide is printed in blocks of columns,
  * each repeating the leading key columns (PID, COMMAND). STYLE_MAP tables print "[group]" headings, one
  * "  VMA start-end  flags  kind  unit" line per VMA and "    OFFSET  MAPCHARS" per line.
  * Control characters, C1 controls and bytes that are not UTF-8 in strings (process names and
@@ -216,10 +216,18 @@ static void render_grid(const struct report *rep, const struct table *t, FILE *o
 				width[c] = w;
 		}
 	/* Too wide: shorten the last string column (the least telling: a path, a counter's
-	 * name), then the one before, down to TEXT_MIN_STR, if that makes the table fit. */
+	 * name) down to TEXT_MIN_STR, if that makes the table fit. */
 	size_t *natural = xcalloc(n, sizeof *natural);
 	memcpy(natural, width, n * sizeof *width);
-	shrink_strings(t, width, all, t->ncols, TEXT_WIDTH);
+	size_t last_str = t->ncols;
+	for (size_t c = 0; c < t->ncols; c++)
+		if (t->cols[c].kind == CELL_STR)
+			last_str = c;
+	if (last_str < t->ncols) {
+		size_t others = grid_width(width, all, t->ncols) - width[last_str];
+		if (others < TEXT_WIDTH)
+			shrink_strings(t, width, &last_str, 1, TEXT_WIDTH - others);
+	}
 	if (grid_width(width, all, t->ncols) <= TEXT_WIDTH) {
 		render_block(rep, t, width, all, t->ncols, out);
 	} else {
@@ -328,7 +336,7 @@ static void render_map(const struct table *t, FILE *out)
 		if (first)
 			putc('\n', out);
 		putc('[', out);
-		text_put_str(render_map_str(t, first, MAP_COL_GROUP), out);
+		text_put_elided(render_map_str(t, first, MAP_COL_GROUP), TEXT_WIDTH - 2, out);
 		fputs("]\n", out);
 		render_text_map_rows(t, first, end, out);
 	}
