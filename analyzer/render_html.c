@@ -135,6 +135,8 @@ static void put_identity(const struct report *r, FILE *out)
 		fputs("</dd>\n", out);
 	}
 	fprintf(out, "<dt>page size</dt><dd>%" PRIu32 "</dd>\n", r->page_size);
+	fprintf(out, "<dt>units</dt><dd>%s</dd>\n", r->units == UNITS_KIB ? "KiB (exact)" :
+		r->units == UNITS_PAGES ? "pages (exact)" : "B/KiB/MiB/GiB (1024-based, 3 digits)");
 	if (r->snapshots)
 		fprintf(out, "<dt>snapshot</dt><dd>%" PRIu64 " (%" PRIu64 " in input)</dd>\n</dl>\n",
 			r->snapshot_seq, r->snapshots);
