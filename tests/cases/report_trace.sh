@@ -140,7 +140,7 @@ run wss-csv report -f csv -a wss "$EX"
 same wss-csv "$tmp/wss-csv.out" "pid,method,mode,seq,dur_s,est_s,rss_mb,pss_mb,ref_mb,t_ns
 4242,referenced,cumulative,0,0.01,0.011,8,4,1,11000000
 4242,referenced,cumulative,1,0.01,0.021,8,4,2,21000000"
-grep -q '4242  referenced  cumulative    0   0.010   0.011     8.00     4.00     1.00  11000000' "$tmp/ex.out" ||
+grep -q '4242  referenced  cumulative    0  0.010  0.011    8.00    4.00    1.00  11000000' "$tmp/ex.out" ||
 	fail "wss: the text table does not read as wss prints it (Est 3 decimals, MB 2)"
 
 # JSON is valid and has every table
