@@ -25,7 +25,7 @@ HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h core
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 # libkdumpfile: dump formats; libdeflate: kdump pages inflated fast; libelf/libdw: vmlinux DWARF and ELF details; libbpf: BTF;
 # sqlite3 and libpq: the snapshot database's two backends; zstd and zlib: compressed records.
-LDLIBS       := -lkdumpfile -ldeflate -ldw -lelf -lbpf -lsqlite3 -lpq -lzstd -lz -lm -lpthread
+LDLIBS       := -lkdumpfile -ldeflate -ldw -lelf -lbpf -lsqlite3 -lzstd -lz -lm -lpthread
 # B: build directory (helpers building in parallel use B=/tmp/something).
 B            ?= build
 
