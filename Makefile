@@ -66,6 +66,10 @@ $(B)/fuzz/fuzz_trace: fuzz/fuzz_trace.c $(LIB_SRC) $(ANALYZER_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
 	clang $(BASE) -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(LIB_SRC) $(ANALYZER_SRC) $(LDLIBS) -o $@
 
+# The dump readers' first contact with a file, on real fixture dumps.
+$(B)/fuzz/fuzz_dump_header: fuzz/fuzz_dump_header.c $(LIB_SRC) $(WALKER_SRC) $(COREDUMP_SRC) $(HDRS) $(wildcard fuzz/*.h)
+	@mkdir -p $(dir $@)
+	clang $(BASE) -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(LIB_SRC) $(WALKER_SRC) $(COREDUMP_SRC) $(LDLIBS) -o $@
 # The small inputs a user hands over: allocation rules files, Lackey traces (the converter
 # as the CLI runs it), and type information (BTF, profiles, System.map).
 $(B)/fuzz/fuzz_rules: fuzz/fuzz_rules.c trace/alloc_rules.c $(HDRS)
@@ -159,10 +163,10 @@ fixtures:
 fuzz:
 	./fuzz/run.sh $(or $(SECONDS),300)
 
-# Rules files, Lackey traces, profiles, System.map and BTF, SECONDS (default 300) each, the
+# Rules files, Lackey traces, profiles, System.map, BTF and dump headers, SECONDS (default 300) each, the
 # corpora kept in build/fuzz-corpus/ so that a campaign resumes where the last one ended.
 fuzz-inputs:
-	for k in rules lackey profile sysmap btf; do \
+	for k in rules lackey profile sysmap btf dump-headers; do \
 		PAGESLEUTH_FUZZ_CORPUS=$(CURDIR)/build/fuzz-corpus ./fuzz/inputs.sh $$k $(or $(SECONDS),300) || exit 1; \
 	done
 

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # fuzz/inputs.sh KIND [SECONDS [RUNS]] -- libFuzzer (ASan + UBSan) on one kind of small input a
 # user hands over:
 #   rules    allocation-tree rules files   (fuzz/fuzz_rules.c)
@@ -6,6 +6,8 @@
 #   profile  type-information profiles    (fuzz/fuzz_typeinfo.c)
 #   sysmap   System.map files              (fuzz/fuzz_typeinfo.c, added to a fixture's profile)
 #   btf      BTF: patches over a real kernel's BTF (fuzz/corpus/btf/README, fuzz/fuzz_typeinfo.c)
+#   dump-headers  patches over the first MiB of real fixture dumps (the ppc32 kdump and ELF,
+#            the x86_64 kdump -d 31: headers, notes, bitmaps, descriptors; fuzz_dump_header.c)
 # for SECONDS (default 20), or until RUNS inputs have run. Seeds: fuzz/corpus/KIND. The
 # corpus grows in a copy, or in $PAGESLEUTH_FUZZ_CORPUS/KIND when that is set (a long
 # campaign resumed across runs). The last line says how many inputs ran ("KIND: N runs").
@@ -22,6 +24,7 @@ case $kind in
 rules | lackey) harness=fuzz_$kind max_len=4096 ;;
 profile | sysmap) harness=fuzz_typeinfo max_len=8192 ;;
 btf) harness=fuzz_typeinfo max_len=1024 ;;
+dump-headers) harness=fuzz_dump_header max_len=512 ;;
 *) echo "fuzz/inputs.sh: unknown kind '$kind'" >&2; exit 2 ;;
 esac
 make -s B="$B" "$B/fuzz/$harness"
@@ -48,6 +51,18 @@ if [ "$kind" = btf ]; then
 	for off in 0 2 4 8 12 16 20; do
 		printf "\\$(printf %o "$off")\\000\\000\\000\\004\\377\\377\\377\\177" >"$seeds/$off"
 	done
+elif [ "$kind" = dump-headers ]; then
+	. tests/cases/lib/fixtures.sh
+	dumps=
+	for fd in ppc32-e500-64pte:qemu-kdump-zlib.kdump x86_64:kdump-d31.kdump ppc32-e500-64pte:qemu.elf; do
+		d=$(fx_dump "${fd%%:*}" "${fd#*:}") || { echo "fuzz/inputs.sh: fixture dump $fd not available" >&2; exit 1; }
+		dumps=$dumps${dumps:+:}$d
+	done
+	export PAGESLEUTH_FUZZ_DUMPS=$dumps
+	# Seeds: each dump as it is.
+	seeds=$work/seeds
+	mkdir "$seeds"
+	for i in 0 1 2; do printf "\\$(printf %o "$i")" >"$seeds/$i"; done
 else
 	seeds=fuzz/corpus/$kind
 fi
