@@ -180,8 +180,11 @@ sum_of() { # START KEY -> KEY= of shmswap's sum record for the VMA at START ("" 
 	sed -n "s/^sum mm=$sm start=$1 .*[ ]$2=\([0-9-]*\).*/\1/p" "$O/snap.rec"
 }
 in_pagemap_swap() { # START -> swap entries gtcapture saw in pagemap for the SN pages at START
-	awk -v s=$((16#$1)) -v e=$((16#$1 + SN * 4096)) '$2 == "-" { va = strtonum("0x" $1); if (va >= s && va < e) n++ }
-		END { print n + 0 }' "$O/pages.shmswap"
+	local n=0 va
+	for va in $(awk '$2 == "-" { print $1 }' "$O/pages.shmswap"); do
+		[ $((16#$va)) -ge $((16#$1)) ] && [ $((16#$va)) -lt $((16#$1 + SN * 4096)) ] && n=$((n + 1))
+	done
+	echo $n
 }
 cmp -s <(grep -E '^[0-9a-f]+-|^(Rss|Swap):' "$O/smaps.shmswap") <(grep -E '^[0-9a-f]+-|^(Rss|Swap):' "$O/smaps_again.shmswap") ||
 	fail "shmswap's Rss or Swap moved between two captures: the kernel is still swapping"
@@ -208,7 +211,7 @@ for r in shared tmpfs private; do
 	fi
 	swap_note="$swap_note $r $k_swap kB;"
 done
-echo "live_idle_guest: shmswap per-VMA swap = smaps Swap:${swap_note% ;}"
+echo "live_idle_guest: shmswap per-VMA swap = smaps Swap:${swap_note%;}"
 
 # The workstation side: the full pagesleuth's analyzer on the board's records, against the
 # guest kernel's smaps_rollup: RSS, USS and swap exact, PSS within 1 KiB (as
