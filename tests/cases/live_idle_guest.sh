@@ -207,6 +207,8 @@ for r in shared tmpfs private; do
 		[ "$pm" = 0 ] || fail "$r region $a: pagemap shows $pm swap entries (this kernel was expected to show none)"
 		[ "$swapped" = 0 ] && [ "$shmem" = $((k_swap / 4)) ] ||
 			fail "$r region $a: smaps Swap $k_swap kB, sum swapped=$swapped shmem_swap=$shmem pages"
+		# ... and not in SwapPss (docs/record-format.md says so: shmem_swap is not shared out).
+		[ "$(smaps_kb "$a" SwapPss)" = 0 ] || fail "$r region $a: smaps SwapPss $(smaps_kb "$a" SwapPss) kB, expected 0"
 		shmem_kb=$((shmem_kb + k_swap))
 	fi
 	swap_note="$swap_note $r $k_swap kB;"
