@@ -170,7 +170,7 @@ grep -q "^sum mm=$tm start=$region resident=$N .* single=$N shared=0 .* anon=$N 
 	fail "toucher region $region: expected $N resident single anon pages, got: $(grep "^sum mm=$tm start=$region " "$O/snap.rec")"
 
 # d) Swapped-out shared memory, region by region, against smaps as captured before the
-# snapshot (gtcheck above found the capture after it equal, VMA by VMA).
+# snapshot (and again, unchanged, right before it).
 sm=$(mm_of ${pid_of[shmswap]})
 smaps_kb() { # START FIELD -> FIELD in kB of the VMA at START in shmswap's smaps
 	awk -v s="$1" -v f="$2:" '$1 ~ /^[0-9a-f]+-[0-9a-f]+$/ { split($1, a, "-"); on = (a[1] == s) }
