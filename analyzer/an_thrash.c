@@ -1,8 +1,10 @@
 /* an_thrash.c - analysis 10: thrashing candidates across the snapshots of one stream.
  *
  * A process is a candidate when its major faults grow in every interval while its working
- * set (pages referenced) shrinks from the first to the last snapshot: it keeps faulting in
- * pages that reclaim keeps taking away. Processes are matched by tgid and comm.
+ * set shrinks from the first to the last snapshot: it keeps faulting in pages that reclaim
+ * keeps taking away. Processes are matched by tgid and comm. The working set is the VMAs'
+ * referenced pages, smaps' Referenced (PTE young, PG_young or PG_referenced): live snapshots
+ * write smaps' figure in the sum records, the model takes it from there (model.c on_sum).
  */
 #include "model.h"
 #include "xalloc.h"
@@ -25,7 +27,7 @@ void an_thrash(const struct model *m, struct report *r)
 		{ "verdict", "VERDICT", CELL_STR, false },
 	};
 	struct table *t = table_new("thrash", "Thrashing candidates (major faults growing while "
-				    "the working set shrinks; ws = referenced pages)", STYLE_GRID, C_N, cols);
+				    "the working set shrinks; ws = referenced pages, as smaps' Referenced)", STYLE_GRID, C_N, cols);
 	if (m->snapshots < 2) {
 		table_set_note(t, "needs two or more snapshots in one stream (pagesleuth snap "
 			       "--every S --count N); this file has %llu", (unsigned long long)m->snapshots);
