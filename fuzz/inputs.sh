@@ -11,7 +11,9 @@
 # for SECONDS (default 20), or until RUNS inputs have run. Seeds: fuzz/corpus/KIND. The
 # corpus grows in a copy, or in $PAGESLEUTH_FUZZ_CORPUS/KIND when that is set (a long
 # campaign resumed across runs). The last line says how many inputs ran ("KIND: N runs").
-# Exits non-zero on a crash, leak, hang (10 s per input), UBSan report or broken invariant,
+# Exits non-zero on a crash, leak, hang (PAGESLEUTH_FUZZ_TIMEOUT s per input, default 10: more
+# for a campaign niced on a busy machine, where a starved input is no hang), UBSan report or
+# broken invariant,
 # the reproducer left in $B/fuzz/artifacts/.
 # B: build directory (default /tmp/pagesleuth-fuzz), as in the Makefile.
 set -eu
@@ -73,7 +75,7 @@ fi
 log=$work/log
 rc=0
 "$B/fuzz/$harness" "$corpus" "$seeds" -max_total_time="$secs" -runs="$runs" -max_len="$max_len" \
-	-timeout=10 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 -close_fd_mask=3 \
+	-timeout="${PAGESLEUTH_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 -close_fd_mask=3 \
 	-artifact_prefix="$B/fuzz/artifacts/$kind-" -print_final_stats=1 >"$log" 2>&1 || rc=$?
 n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 if [ "$rc" -ne 0 ]; then
