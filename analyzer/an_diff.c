@@ -147,7 +147,7 @@ static void kind_totals(const struct model *m, uint64_t rss[PS_KIND_COUNT],
 			const struct vma_info *v = &m->procs[i].vmas[j];
 			rss[v->v.kind] += v->sum.resident;
 			pss[v->v.kind] += v->sum.pss;
-			swap[v->v.kind] += v->sum.swapped;
+			swap[v->v.kind] += model_vma_swap(v);
 		}
 }
 

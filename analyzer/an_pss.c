@@ -9,11 +9,23 @@
 #include "model.h"
 #include "xalloc.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 static uint64_t kib(const struct model *m, uint64_t pages) { return pages * m->page_size / 1024; }
 static uint64_t pss_kib(uint64_t pss_shifted) { return (pss_shifted >> PS_PSS_SHIFT) / 1024; }
+
+static void __attribute__((format(printf, 2, 3))) note_add(char **note, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *add = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *joined = xasprintf("%s%s%s", *note ? *note : "", *note ? "; " : "", add);
+	free(*note), free(add);
+	*note = joined;
+}
 
 static void per_process(const struct model *m, struct report *r)
 {
@@ -26,7 +38,7 @@ static void per_process(const struct model *m, struct report *r)
 	};
 	struct table *t = table_new("pss", "PSS and USS per process (as smem)", STYLE_GRID,
 				    C_N, cols);
-	uint64_t unknown = 0, from_sum = 0;
+	uint64_t unknown = 0, from_sum = 0, shmem_swap = 0, shmem_procs = 0, swap_unknown = 0;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc *p = &m->procs[i];
 		struct proc_totals tot;
@@ -48,16 +60,34 @@ static void per_process(const struct model *m, struct report *r)
 			table_set_u64(t, row, C_PSS, pss_kib(tot.pss));
 			table_set_u64(t, row, C_USS, kib(m, tot.uss));
 		}
-		table_set_u64(t, row, C_SWAP, kib(m, tot.swap));
+		if (tot.shmem_swap_unknown)
+			swap_unknown++; /* unknown, never a part passed off as the whole */
+		else
+			table_set_u64(t, row, C_SWAP, kib(m, tot.swap));
+		shmem_swap += tot.shmem_swap, shmem_procs += tot.shmem_swap != 0;
 	}
 	table_sort(t, C_PSS, true);
+	char *note = NULL; /* sentences joined by "; " (a table has one note) */
 	if (unknown)
-		table_set_note(t, "mapcounts hidden for %llu pages: PSS and USS of their processes are "
-			       "unknown", (unsigned long long)unknown);
+		note_add(&note, "mapcounts hidden for %llu pages: PSS and USS of their processes are "
+			 "unknown", (unsigned long long)unknown);
 	else if (from_sum)
-		table_set_note(t, "PSS and USS of %llu pages come from smaps (the source saw no "
-			       "mapcounts: a live snapshot without root; kB precision per VMA)",
-			       (unsigned long long)from_sum);
+		note_add(&note, "PSS and USS of %llu pages come from smaps (the source saw no "
+			 "mapcounts: a live snapshot without root; kB precision per VMA)",
+			 (unsigned long long)from_sum);
+	/* Swapped-out shmem has no page-table entry: the source took it from smaps' Swap. */
+	if (shmem_swap)
+		note_add(&note, "SWAP includes %llu KiB of shmem/tmpfs pages swapped out (%llu "
+			 "process%s), from smaps' Swap: pagemap shows no entry for them",
+			 (unsigned long long)kib(m, shmem_swap), (unsigned long long)shmem_procs,
+			 shmem_procs == 1 ? "" : "es");
+	if (swap_unknown)
+		note_add(&note, "SWAP unknown for %llu process%s: whether their shmem/tmpfs mappings "
+			 "had pages swapped out could not be read (smaps unreadable)",
+			 (unsigned long long)swap_unknown, swap_unknown == 1 ? "" : "es");
+	if (note)
+		table_set_note(t, "%s", note);
+	free(note);
 	report_add(r, t);
 }
 

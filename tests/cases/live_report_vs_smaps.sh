@@ -2,7 +2,8 @@
 # The analyzer's own output on live records against the kernel's figures: for a parent and
 # a forked child with a known layout (tests/progs/layout.c), `pagesleuth report -f csv -a pss`
 # must give RSS, USS and swap equal to /proc/PID/smaps_rollup (Rss, Private_Clean +
-# Private_Dirty, Swap) and PSS within 1 KiB of its Pss; the text tables say the same with
+# Private_Dirty, Swap) and PSS within 1 KiB of its Pss; the records' referenced pages (the
+# thrash table's working set) equal its Referenced; the text tables say the same with
 # --units kib (KiB), pages (Rss / page size) and human (parsed back within its rounding).
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root to read PFNs and mapcounts"; exit 77; }
@@ -25,6 +26,12 @@ for p in "$parent" "$child"; do cp "/proc/$p/smaps_rollup" "$tmp/rollup.$p"; don
 "$bin" report -f csv -a pss "$tmp/rec" > "$tmp/csv"
 
 kb() { awk -v k="$1:" '$1 == k { print $2 }' "$2"; }
+# KiB of referenced pages in the sum records of the mm whose tgid is PID
+rec_ref_kb() { # RECORDS PID
+	awk -v p="$2" '$1 == "mm" { on = ($3 == "tgid=" p); if (on) { id = $2; sub("id=", "", id) } }
+		$1 == "sum" && on && $2 == "mm=" id { for (i = 3; i <= NF; i++) if ($i ~ /^referenced=/) { sub("referenced=", "", $i); s += $i } }
+		END { print s * 4 }' "$1"
+}
 fail=0
 for p in "$parent" "$child"; do
 	line=$(awk -F, -v p="$p" '/^# table: pss$/ { t = 1; next } /^$/ { t = 0 }
@@ -38,6 +45,9 @@ for p in "$parent" "$child"; do
 	[ "$rss" -eq "$k_rss" ] || { echo "FAIL: pid $p Rss $rss != $k_rss"; fail=1; }
 	[ "$uss" -eq "$k_uss" ] || { echo "FAIL: pid $p USS $uss != Private $k_uss"; fail=1; }
 	[ "$swap" -eq "$k_swap" ] || { echo "FAIL: pid $p Swap $swap != $k_swap"; fail=1; }
+	ref=$(rec_ref_kb "$tmp/rec" "$p") k_ref=$(kb Referenced "$tmp/rollup.$p")
+	echo "pid $p: referenced $ref/$k_ref (ours/kernel, KiB)"
+	[ "$ref" -eq "$k_ref" ] || { echo "FAIL: pid $p referenced $ref KiB != Referenced $k_ref"; fail=1; }
 	d=$((pss - k_pss)); d=${d#-}
 	[ "$d" -le 1 ] || { echo "FAIL: pid $p Pss $pss vs $k_pss (more than 1 KiB apart)"; fail=1; }
 done
@@ -106,8 +116,10 @@ if id "$user" >/dev/null 2>&1 && command -v runuser >/dev/null; then
 		k_rss=$(kb Rss "$tmp/urollup.$p"); k_pss=$(cat "$tmp/upss.$p")
 		k_uss=$(( $(kb Private_Clean "$tmp/urollup.$p") + $(kb Private_Dirty "$tmp/urollup.$p") ))
 		k_swap=$(kb Swap "$tmp/urollup.$p")
-		echo "as $user, pid $p: rss $rss/$k_rss pss $pss/$k_pss uss $uss/$k_uss swap $swap/$k_swap (ours/kernel, KiB)"
-		[ "$rss" = "$k_rss" ] && [ "$pss" = "$k_pss" ] && [ "$uss" = "$k_uss" ] && [ "$swap" = "$k_swap" ] ||
+		ref=$(rec_ref_kb "$tmp/u/user.rec" "$p") k_ref=$(kb Referenced "$tmp/urollup.$p")
+		echo "as $user, pid $p: rss $rss/$k_rss pss $pss/$k_pss uss $uss/$k_uss swap $swap/$k_swap referenced $ref/$k_ref (ours/kernel, KiB)"
+		[ "$rss" = "$k_rss" ] && [ "$pss" = "$k_pss" ] && [ "$uss" = "$k_uss" ] && [ "$swap" = "$k_swap" ] &&
+			[ "$ref" = "$k_ref" ] ||
 			{ echo "FAIL: pid $p as $user differs from smaps"; fail=1; }
 	done
 else

@@ -1557,6 +1557,42 @@ static void test_trace_hostile(void)
 	free(err), free(text);
 }
 
+/* 1.3 live records: referenced from the sum records (smaps' Referenced, the runs cannot see
+ * PTE accessed bits), swapped-out shmem from the sums' shmem_swap (tests/records/shmem_swap.rec
+ * says the numbers). */
+static void test_shmem_swap(void)
+{
+	struct loaded L;
+	if (!LOAD(&L, "tests/records/shmem_swap.rec", -1))
+		return;
+	const struct table *p = TAB(&L.r, "pss");
+	long r = ROW_U(p, "pid", 700);
+	EXPECT_ROW(p, r, { "rss_kib", 24 }, { "swap_kib", 28 });
+	r = ROW_U(p, "pid", 710);
+	EXPECT_ROW(p, r, { "rss_kib", 4 });
+	EXPECT_NONE(p, r, "swap_kib");
+	if (p) {
+		CHECK(p->note && strstr(p->note, "SWAP includes 24 KiB of shmem/tmpfs pages swapped out (1 process), from smaps' Swap"),
+		      "pss note: %s", p->note ? p->note : "(none)");
+		CHECK(p->note && strstr(p->note, "SWAP unknown for 1 process:"), "pss note: %s",
+		      p->note ? p->note : "(none)");
+	}
+	const struct table *th = TAB(&L.r, "thrash");
+	r = ROW_U(th, "pid", 700);
+	EXPECT_ROW(th, r, { "snapshots", 2 }, { "ws_first_pages", 5 }, { "ws_last_pages", 7 }, { "rss_first_pages", 6 },
+		   { "rss_last_pages", 6 });
+	r = ROW_U(th, "pid", 710);
+	EXPECT_ROW(th, r, { "ws_first_pages", 0 }, { "ws_last_pages", 0 });
+	const struct proc *pr = proc_by_tgid(&L.m, 700);
+	const struct vma_info *v = pr ? vma_by_start(pr, 0x20000000) : NULL;
+	CHECK(v != NULL, "no VMA 20000000 of pid 700");
+	if (v)
+		CHECK_U64(v->sum.shmem_swap, 6), CHECK_U64(v->sum.swapped, 0), CHECK_U64(model_vma_swap(v), 6);
+	CHECK(L.m.warnings == NULL, "the summaries were reported as disagreeing: %s",
+	      L.m.warnings ? L.m.warnings : "");
+	unload(&L);
+}
+
 int main(void)
 {
 	test_threads();
@@ -1570,6 +1606,7 @@ int main(void)
 	test_diff();
 	test_diff_boot();
 	test_hidden_smaps();
+	test_shmem_swap();
 	test_gone();
 	test_sumonly();
 	test_overlap();
