@@ -94,11 +94,11 @@ def report_csv(path):
 def compare(what, got, want):
     bad = 0
     if len(got) != len(want):
-        print("  %s: %d rows, expected %d" % (what, len(got), len(want)))
+        print("%s: %d rows, expected %d" % (what, len(got), len(want)))
         bad = 1
     for i, (g, w) in enumerate(zip(got, want)):
         if g != w:
-            print("  %s row %d: %s, expected %s" % (what, i + 1, " ".join(g), " ".join(w)))
+            print("%s row %d: %s, expected %s" % (what, i + 1, " ".join(g), " ".join(w)))
             bad = 1
     return bad
 
@@ -108,18 +108,18 @@ def main():
     if cmd == "report":
         got, want = tables(args[0]), report_csv(args[1])
         if not got:
-            print("  %s: no table of pagesleuth summary in it" % args[0])
+            print("%s: no table of pagesleuth summary in it" % args[0])
             return 1
         bad = 0
         for key in got:
             bad |= compare(key, got[key], want.get(key, []))
         if not bad:
-            print("  == report -a pss: " + ", ".join("%d %s rows" % (len(got[k]), k) for k in sorted(got)))
+            print("== report -a pss: " + ", ".join("%d %s rows" % (len(got[k]), k) for k in sorted(got)))
         return bad
     if cmd == "human":
         got, kib = tables(args[0], human=True), tables(args[1])
         if not got or sorted(got) != sorted(kib):
-            print("  %s has tables %s, %s has %s" % (args[0], sorted(got), args[1], sorted(kib)))
+            print("%s has tables %s, %s has %s" % (args[0], sorted(got), args[1], sorted(kib)))
             return 1
         bad = 0
         for key in got:
@@ -127,7 +127,7 @@ def main():
             want = [tuple(human(v) if i in sizes else v for i, v in enumerate(r)) for r in kib[key]]
             bad |= compare(key + " (KiB/MiB/GiB)", got[key], want)
         if not bad:
-            print("  KiB/MiB/GiB tables == the -K tables, %d sizes" %
+            print("KiB/MiB/GiB tables == the -K tables, %d sizes" %
                   sum(len(r) - 2 for k in got for r in got[k]))
         return bad
     if cmd == "groundtruth":
@@ -145,7 +145,7 @@ def main():
                     nvma += f[0] == "Pss:"
             r = got.get(pid)
             if not r:
-                print("  pid %s (%s): not in the table" % (pid, role))
+                print("pid %s (%s): not in the table" % (pid, role))
                 bad = 1
                 continue
             _, vss, rss, pss, uss, swap, c = r
@@ -153,12 +153,12 @@ def main():
             ok = (c == comm and "-" not in (vss, rss, pss, uss, swap) and
                   (int(vss), int(rss), int(uss), int(swap)) == want and
                   sm["Pss"] - 1 <= int(pss) <= sm["Pss"] + nvma)
-            print("  pid %s (%s): VSS %s RSS %s PSS %s USS %s SWAP %s KiB; smaps %d %d %d (%d VMAs) %d %d%s" %
+            print("pid %s (%s): VSS %s RSS %s PSS %s USS %s SWAP %s KiB; smaps %d %d %d (%d VMAs) %d %d%s" %
                   (pid, role, vss, rss, pss, uss, swap, sm["Size"], sm["Rss"], sm["Pss"], nvma,
                    want[2], sm["Swap"], "" if ok else "  <-- MISMATCH"))
             bad |= not ok
         if not n:
-            print("  no workload processes in %s" % args[1])
+            print("no workload processes in %s" % args[1])
             return 1
         return bad
     if cmd == "subset":
@@ -167,7 +167,7 @@ def main():
         want = [r for r in full if r[0] in keys or r[6] in keys]
         bad = compare("procs of " + " ".join(args[2:]), part, want) or not want
         if not bad:
-            print("  %s: the %d rows of the full table" % (" ".join(args[2:]), len(want)))
+            print("%s: the %d rows of the full table" % (" ".join(args[2:]), len(want)))
         return bad
     if cmd == "grep":
         got = open(args[0], encoding="utf-8", errors="surrogateescape").read().split("\n")
@@ -175,13 +175,13 @@ def main():
                 if args[2] in l]
         got = [l for l in got if l]
         if not want or got != want:
-            print("  | grep %s: %d lines, expected %d:" % (args[2], len(got), len(want)))
+            print("| grep %s: %d lines, expected %d:" % (args[2], len(got), len(want)))
             for l in got[:3]:
-                print("    got  " + l)
+                print("  got  " + l)
             for l in want[:3]:
-                print("    want " + l)
+                print("  want " + l)
             return 1
-        print("  | grep %s: the %d lines of the table with %s" % (args[2], len(got), args[2]))
+        print("| grep %s: the %d lines of the table with %s" % (args[2], len(got), args[2]))
         return 0
     sys.stderr.write("crashsummary.py: unknown command %s\n" % cmd)
     return 2
