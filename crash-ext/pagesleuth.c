@@ -105,7 +105,7 @@ static char *help_pagesleuth[] = {
 	"",
 	"  Every process's share of libc, in exact KiB:",
 	"\n    crash> pagesleuth summary -K -L | grep libc",
-	"        2  3752  2368  1208    48  /lib/libc.so.6",
+	"        2   3752  2368  1208    48  /lib/libc.so.6",
 	NULL
 };
 
