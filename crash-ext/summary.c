@@ -61,7 +61,6 @@ static bool chosen(const struct proc *p, const struct ps_crash_request *rq)
 static void select_by_name(struct ps_crash_summary_state *s, const struct ps_crash_request *rq)
 {
 	struct model *m = &s->m;
-	s->nprocs_all = m->nprocs;
 	if (!rq->summary->ncomms)
 		return;
 	size_t kept = 0;
@@ -154,6 +153,7 @@ int ps_crash_summary_print(int fd, const char *name, const struct ps_crash_reque
 	if (rc != 0)
 		return -1;
 	s->loaded = true;
+	s->nprocs_all = s->m.nprocs;
 	/* the reader's and the model's remarks (a process that exited during the dump, ...) */
 	for (const char *line = s->m.warnings, *end; line && *line; line = *end ? end + 1 : end) {
 		end = strchrnul(line, '\n');
