@@ -103,7 +103,9 @@ CRASH_GDB      = $(or $(shell $(CRASH) --version 2>/dev/null | \
 CRASH_EXT_DIR  = $(B)/crash-ext/$(CRASH_VERSION)-$(CRASH_TARGET)
 # The walker and what it needs, position-independent, every symbol hidden: crash exports
 # its own (libiberty's xmalloc, zlib, ...), which must not replace ours or the reverse.
-CRASH_EXT_CORE := $(LIB_SRC) $(WALKER_SRC) $(filter-out coredump/cmd_%.c,$(COREDUMP_SRC))
+# The analyzer too, for `pagesleuth summary` (its command-line front end aside).
+CRASH_EXT_CORE := $(LIB_SRC) $(WALKER_SRC) $(filter-out coredump/cmd_%.c,$(COREDUMP_SRC)) \
+		  $(filter-out analyzer/cmd_%.c,$(ANALYZER_SRC))
 PIC            := -fPIC -fvisibility=hidden
 CRASH_EXT_SRC  := $(wildcard crash-ext/*.c)
 CRASH_EXT_HDRS := $(wildcard crash-ext/*.h)

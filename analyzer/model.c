@@ -613,6 +613,9 @@ static void finish_snapshot(struct builder *b)
 	b->in_snapshot = false;
 }
 
+static int load_from(struct model *m, struct ps_reader *r, const char *path,
+		     const struct model_options *opt, struct decompress *dz, int dz_fd, char **err);
+
 int model_load(struct model *m, const char *path, const struct model_options *opt, char **err)
 {
 	memset(m, 0, sizeof *m);
@@ -628,6 +631,23 @@ int model_load(struct model *m, const char *path, const struct model_options *op
 			free(*err), *err = derr;
 		return -1;
 	}
+	return load_from(m, r, path, opt, dz, dz_fd, err);
+}
+
+int model_load_fd(struct model *m, int fd, const char *name, const struct model_options *opt,
+		  char **err)
+{
+	memset(m, 0, sizeof *m);
+	struct ps_reader *r = ps_reader_open_fd(fd, name, err);
+	if (!r)
+		return -1;
+	return load_from(m, r, name, opt, NULL, -1, err);
+}
+
+/* The snapshot(s) of the open reader R into M (memset by the caller); closes R and DZ. */
+static int load_from(struct model *m, struct ps_reader *r, const char *path,
+		     const struct model_options *opt, struct decompress *dz, int dz_fd, char **err)
+{
 	const struct ps_header *h = ps_reader_header(r);
 	m->source = xstrdup(h->source), m->arch = xstrdup(h->arch);
 	m->release = xstrdup(h->release), m->dump = xstrdup(h->dump);

@@ -148,6 +148,10 @@ struct model_options {
  * of trace records only (no snapshot) loads with m->snapshots == 0; a file with neither
  * snapshots nor trace records is an error. */
 int model_load(struct model *m, const char *path, const struct model_options *opt, char **err);
+/* The same from FD, uncompressed records read from its current offset (the crash extension's
+ * temporary file); NAME names it in messages. FD stays open. */
+int model_load_fd(struct model *m, int fd, const char *name, const struct model_options *opt,
+		  char **err);
 /* A counter of the kept snapshot by set and name (not per zone); false if absent/unknown. */
 bool model_counter(const struct model *m, const char *set, const char *name, uint64_t *value);
 void model_free(struct model *m);

@@ -62,6 +62,9 @@ size_t render_tree_indent(const struct table *t, size_t row, size_t col);
 /* Flushes and turns a stream error into -1 with errno set (EIO if the stream did not say). */
 int render_finish(FILE *out);
 
+/* render_text.c: S as the text renderer writes strings (controls and bytes that are not
+ * UTF-8 as \xNN); returns its width in characters. OUT NULL: only the width. */
+size_t render_text_escaped(const char *s, FILE *out);
 /* render_text.c: the text form of map rows [first, end) (one group), for render_html. */
 void render_text_map_rows(const struct table *t, size_t first, size_t end, FILE *out);
 /* render_svg.c: SVG of the rows in [first, end) that share first's MAP_COL_GROUP; standalone

@@ -455,3 +455,8 @@ identity_done:
 	}
 	return render_finish(out);
 }
+
+size_t render_text_escaped(const char *s, FILE *out)
+{
+	return text_put_str(s, out);
+}

@@ -29,9 +29,10 @@ static void cmd_pagesleuth(void);
 
 static char *help_pagesleuth[] = {
 	"pagesleuth",
-	"write page-level memory records of user processes (pagesleuth)",
+	"page-level memory of user processes: records, or RSS/PSS/USS tables (pagesleuth)",
 	"[-p pid[,pid...]]... [pid ...] [-o file] [-s | -v] [-S] [-k] [-t file]\n"
-	"             [-T key=value]... [-P profile] [-V]",
+	"             [-T key=value]... [-P profile] [-V] [-h]\n"
+	"  pagesleuth summary [-P | -L] [-K] [-t file] [pid | comm]...",
 	"  Writes one snapshot of the dump's user processes in pagesleuth's record format:",
 	"  a task record per thread, an mm record per address space, a vma record per VMA",
 	"  (with the path as /proc/PID/maps prints it), and page runs with the physical frame,",
@@ -63,6 +64,19 @@ static char *help_pagesleuth[] = {
 	" -P profile write the type information taken from crash as a pagesleuth profile,",
 	"            for `pagesleuth extract --profile` where no vmlinux is at hand; no walk.",
 	"        -V  the pagesleuth and record-format versions, and the crash built for.",
+	"        -h  this help.",
+	"",
+	"  pagesleuth summary prints tables instead: per process PID, VSS, RSS, PSS, USS",
+	"  (pages mapped once) and SWAP, largest PSS first, as smem; then per mapped object",
+	"  (a file's path, [heap], [stack], [anon], ...) the processes mapping it and their",
+	"  VSS, RSS, PSS and USS, as librank. The numbers are those `pagesleuth report -a pss`",
+	"  computes from this command's records: the same walk, through the same analyzer.",
+	"  A '-' is a size nothing could tell (mapcounts the dump hid). A comm (task name)",
+	"  chooses every process of that name; precede a numeric comm with \"\\\".",
+	"        -P  the per-process table only.",
+	"        -L  the per-object (library) table only.",
+	"        -K  sizes in KiB, exact, instead of KiB/MiB/GiB with one decimal.",
+	"   -t file  as above.",
 	"",
 	"  Problems with single processes (an unreadable page-table page, a task exiting",
 	"  while the dump was taken, a damaged VMA tree) are reported as one line each and",
@@ -77,6 +91,21 @@ static char *help_pagesleuth[] = {
 	"",
 	"  The VMAs of two processes, on the screen:",
 	"\n    crash> pagesleuth -v -p 412,413 | grep ^vma",
+	"",
+	"  The processes named psshlib, and what they map:",
+	"\n    crash> pagesleuth summary psshlib",
+	"    PID      VSS      RSS        PSS        USS  SWAP  COMM",
+	"    106  2.8 MiB  1.8 MiB  964.0 KiB  116.0 KiB   0 B  psshlib",
+	"    105  2.8 MiB  1.8 MiB  960.0 KiB  112.0 KiB   0 B  psshlib",
+	"",
+	"    PROCS        VSS        RSS        PSS       USS  MAPPED OBJECT",
+	"        2    3.7 MiB    2.3 MiB    1.2 MiB  48.0 KiB  /lib/libc.so.6",
+	"        2  800.0 KiB  672.0 KiB  344.0 KiB  16.0 KiB  /lib/libpstag.so",
+	"    ...",
+	"",
+	"  Every process's share of libc, in exact KiB:",
+	"\n    crash> pagesleuth summary -K -L | grep libc",
+	"        2   3752  2368  1208    48  /lib/libc.so.6",
 	NULL
 };
 
@@ -86,6 +115,62 @@ static struct command_table_entry command_table[] = {
 };
 
 /* Append the comma-separated pids in ARG. 0, or -1 after a message. */
+static int add_pids(const char *arg, uint64_t **pids, size_t *n);
+
+/* pagesleuth summary [-P | -L] [-K] [-t file] [pid | comm]...: args[1] is "summary". */
+static void cmd_summary(void)
+{
+	struct ps_crash_summary sum = { 0 };
+	struct ps_crash_request rq = { .detail = PS_DETAIL_PAGES, .summary = &sum };
+	uint64_t *pids = NULL;
+	size_t npids = 0;
+	char **comms = NULL;
+	bool only_procs = false, only_objects = false;
+	int c;
+	/* getopt over the words after "summary" (crash reset optind to 0 for the command) */
+	while ((c = getopt(argcnt - 1, args + 1, "PLKt:h")) != EOF) {
+		switch (c) {
+		case 'P': only_procs = true; break;
+		case 'L': only_objects = true; break;
+		case 'K': sum.kib = true; break;
+		case 't': rq.trace = optarg; break;
+		case 'h':
+			cmd_usage(pc->curcmd, COMPLETE_HELP);
+			return;
+		default: argerrs++; break;
+		}
+	}
+	if (argerrs || (only_procs && only_objects)) {
+		if (!argerrs)
+			error(INFO, "-P and -L: one table or, without either, both\n");
+		cmd_usage(pc->curcmd, SYNOPSIS); /* longjmps back to crash's prompt */
+	}
+	sum.processes = !only_objects;
+	sum.objects = !only_procs;
+	/* as crash's ps: a number is a pid, a word a comm; "\\123" the comm 123 */
+	comms = calloc((size_t)argcnt + 1, sizeof *comms);
+	if (!comms) {
+		error(INFO, "out of memory\n");
+		return;
+	}
+	for (int i = 1 + optind; i < argcnt && args[i]; i++) {
+		if (args[i][0] == '\\')
+			comms[sum.ncomms++] = args[i] + 1;
+		else if (strspn(args[i], "0123456789,") == strlen(args[i])) {
+			if (add_pids(args[i], &pids, &npids) != 0)
+				goto out;
+		} else
+			comms[sum.ncomms++] = args[i];
+	}
+	sum.comms = comms;
+	rq.pids = pids;
+	rq.npids = npids;
+	ps_crash_run(&rq, fp);
+out:
+	free(pids), free(comms);
+}
+
+
 static int add_pids(const char *arg, uint64_t **pids, size_t *n)
 {
 	const char *why = NULL;
@@ -103,7 +188,11 @@ static void cmd_pagesleuth(void)
 	int c;
 	char *tags = NULL;
 	const char *why = NULL;
-	while ((c = getopt(argcnt, args, "p:o:svSkt:T:P:V")) != EOF) {
+	if (argcnt > 1 && strcmp(args[1], "summary") == 0) {
+		cmd_summary();
+		return;
+	}
+	while ((c = getopt(argcnt, args, "p:o:svSkt:T:P:Vh")) != EOF) {
 		switch (c) {
 		case 'p':
 			if (add_pids(optarg, &pids, &npids) != 0)
@@ -122,6 +211,9 @@ static void cmd_pagesleuth(void)
 				goto out;
 			}
 			break;
+		case 'h':
+			cmd_usage(pc->curcmd, COMPLETE_HELP);
+			goto out;
 		case 'V':
 			fprintf(fp, "pagesleuth 0.1 (records %u.%u), built for crash %s (%s)\n",
 				PS_FORMAT_MAJOR, PS_FORMAT_MINOR, PS_CRASH_VERSION,

@@ -8,6 +8,8 @@
  * file written atomically through a 1 MiB buffer. Either way records leave through the
  * record tee's stdio buffer in 8 KiB writes, so crash's unbuffered redirection costs
  * nothing measurable; messages go to stderr, never into the records.
+ * `pagesleuth summary` writes the same records (the processes only) to an unlinked temporary
+ * file and hands it to the analyzer (summary.c), whose tables go to crash's output.
  * If crash abandons the command (an error, ^C, a closed pipe) it longjmps past this code and
  * calls the abort hook, possibly from a signal handler: the hook only unlinks the unfinished
  * file (async-signal-safe) and the memory is released at the start of the next command.
@@ -21,6 +23,7 @@
 #include "walker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -30,6 +33,7 @@
 
 #define MAX_MESSAGES 20
 #define OUTPUT_BUFFER (1u << 20)
+#define RECORDS_NAME "<the summary's temporary records>"
 
 /* Everything one command holds, so an abandoned command can be cleaned up later. */
 struct crash_run {
@@ -40,6 +44,8 @@ struct crash_run {
 	FILE *tee_fp, *trace;
 	struct atomic_file file;
 	bool file_open;
+	FILE *tmp;         /* summary: the records, in an unlinked temporary file */
+	struct ps_crash_summary_state *summary;
 	char *buffer;
 	volatile sig_atomic_t abandoned;
 	uint64_t messages;
@@ -75,6 +81,13 @@ static void release(struct crash_run *r, bool commit_file)
 	r->trace = NULL;
 	if (trace)
 		fclose(trace);
+	FILE *tmp = r->tmp;
+	r->tmp = NULL;
+	if (tmp)
+		fclose(tmp);
+	struct ps_crash_summary_state *summary = r->summary;
+	r->summary = NULL;
+	ps_crash_summary_free(summary);
 	ps_walker_close(r->walker);
 	free(r->buffer);
 	free(r);
@@ -116,6 +129,36 @@ static void warn_message(void *arg, const char *text)
 	struct crash_run *r = arg;
 	if (r->messages++ < MAX_MESSAGES)
 		ps_crash_message("partial: %s", text);
+}
+
+/* An unlinked temporary file in $TMPDIR (default /tmp) for the records `pagesleuth summary`
+ * analyses: the analyzer reads record files, and a file with no name is gone with its last
+ * descriptor, whatever crash does to the command. */
+static FILE *temporary_file(char **err)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		/* a file system without O_TMPFILE: a named file, unlinked at once */
+		char *path = NULL;
+		if (asprintf(&path, "%s/pagesleuth-summary.XXXXXX", dir) < 0) {
+			ps_set_err(err, "out of memory");
+			return NULL;
+		}
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+		free(path);
+	}
+	FILE *fp = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	if (!fp) {
+		ps_set_err(err, "temporary file in %s: %s", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return fp;
 }
 
 static double now_seconds(void)
@@ -194,7 +237,13 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 	r->tee.out = crash_out;
 	r->tee.warn = warn_message;
 	r->tee.arg = r;
-	if (rq->output) {
+	if (rq->summary) {
+		if (!(r->tmp = temporary_file(&err)))
+			goto fail;
+		if ((r->buffer = malloc(OUTPUT_BUFFER)))
+			setvbuf(r->tmp, r->buffer, _IOFBF, OUTPUT_BUFFER);
+		r->tee.out = r->tmp;
+	} else if (rq->output) {
 		if (atomic_open(&r->file, rq->output, &err) != 0)
 			goto fail;
 		r->file_open = true;
@@ -203,26 +252,33 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 		r->tee.out = r->file.fp;
 	}
 	if (!(r->tee_fp = ps_record_tee_open(&r->tee)) ||
-	    !(r->writer = ps_writer_open_stream(r->tee_fp, rq->output ? rq->output : "<crash output>"))) {
+	    !(r->writer = ps_writer_open_stream(r->tee_fp, rq->output ? rq->output :
+						 rq->summary ? RECORDS_NAME : "<crash output>"))) {
 		ps_set_err(&err, "out of memory");
 		goto fail;
 	}
+	/* A summary that chooses processes by name walks them all and chooses afterwards. */
+	bool walk_all = rq->summary && rq->summary->ncomms;
 	struct ps_header_facts hf = {
 		.source = "crash",
 		.dump_path = facts.dumpfile,
 		.time = facts.header_time,
 		.dump_level = facts.dump_level,
-		.pids = rq->pids,
-		.npids = rq->npids,
+		.pids = walk_all ? NULL : rq->pids,
+		.npids = walk_all ? 0 : rq->npids,
 		.tags = rq->tags,
 	};
 	if (ps_walker_write_header(r->walker, r->writer, &hf, &err) != 0)
 		goto fail;
 	struct ps_walk_options wo = {
-		.pids = rq->pids,
-		.npids = rq->npids,
+		.pids = hf.pids,
+		.npids = hf.npids,
 		.detail = rq->detail,
 		.trace = r->trace,
+		/* the summary's tables need the processes only: no pass over all of RAM */
+		.no_counters = rq->summary != NULL,
+		.no_frames = rq->summary != NULL,
+		.no_log = rq->summary != NULL,
 	};
 	struct ps_walk_result res;
 	int rc = ps_walker_run(r->walker, r->writer, &wo, &res, &err);
@@ -240,6 +296,15 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 	}
 	if (close_rc != 0)
 		goto fail;
+	if (r->tmp) {
+		if (fflush(r->tmp) != 0 || lseek(fileno(r->tmp), 0, SEEK_SET) != 0) {
+			ps_set_err(&err, "%s: %s", RECORDS_NAME, strerror(errno));
+			goto fail;
+		}
+		if (ps_crash_summary_print(fileno(r->tmp), RECORDS_NAME, rq, crash_out, &r->summary,
+					   &err) != 0)
+			goto fail;
+	}
 	if (r->file_open) {
 		r->file_open = false;
 		if (atomic_close(&r->file, true, &err) != 0)

@@ -26,7 +26,17 @@
 #      read as m (records.py same-but-excluded), header excluded=dumplevel:31, and the end
 #      record's status and tasks/mms/vmas equal kdump-d1's;
 #   5. every crash run ends normally: exit 0 under `timeout`, no segmentation violation, the
-#      library loads, and `pagesleuth -V` names the crash it was built for.
+#      library loads, and `pagesleuth -V` names the crash it was built for;
+#   6. `pagesleuth summary` (lib/crashsummary.py), written by crash's `> file`: its -K tables
+#      (exact KiB) equal `pagesleuth report -a pss -f csv` of extract's records of the same
+#      dump, per process and per mapped object, row for row (qemu.elf and kdump-d1 under
+#      8.0.2, kdump-d1 and kdump-d31 under 8.0.6); for every workload process VSS, RSS, USS
+#      and SWAP equal the guest's smaps sums and PSS lies within smaps' 1 KiB flooring per VMA
+#      (every dump: -d 31 drops the pages, not their struct pages); the default tables are
+#      the same numbers in KiB/MiB/GiB; under 8.0.2 on kdump-d1 `summary -K P1,P2` equals report -a pss of extract -p P1,P2, `summary
+#      -K -P P1 psshlib` is those rows of the full table, `summary -K psshlib` equals report
+#      -a pss of extract -p (psshlib's pids) in both tables, and `summary | grep psworkload >
+#      FILE` (crash's pipe) holds exactly the default table's psworkload lines.
 # Env: PAGESLEUTH_CRASH_EXT_DIR (default $PAGESLEUTH_ROOT/build/crash-ext),
 # PAGESLEUTH_CRASH802/806, PAGESLEUTH_CRASH_FORCE_REGEN=1 (lib/crashrun.sh).
 set -uo pipefail
@@ -79,6 +89,10 @@ extract ex-d31 "$D31"
 extract ex-d1-sum "$D1" --summaries
 extract ex-d1-vmas "$D1" --vmas-only
 extract ex-d1-p "$D1" -p "$P1,$P2"
+# The processes named psshlib (both share libpstag), for the summary's choice by name.
+SHLIB=$(awk '$3 == "psshlib" { print $1 }' "$T/gt/procs" | paste -sd,)
+[ -n "$SHLIB" ] || bad "no psshlib process in the ground truth"
+extract ex-d1-shlib "$D1" -p "${SHLIB:-1}"
 
 session() { cr_session "$@" || bad "crash $1: did not end normally"; }
 # clean_messages NAME: a clean run says only "N processes written to" and the -S counts.
@@ -101,6 +115,29 @@ identical() {
 	fi
 }
 check_gt() { [ -s "$T/$1.rec" ] || return; cr_check_gt "$1" "$T/$1.rec" "$T/gt"; }
+# pss REC: `pagesleuth report -a pss -f csv` of $T/REC.rec, in $T/REC.pss.
+pss() {
+	[ -s "$T/$1.pss" ] || "$ASAN" report -a pss -f csv "$T/$1.rec" >"$T/$1.pss" 2>"$T/$1.pss.err" ||
+		bad "report -a pss $1 failed: $(head -2 "$T/$1.pss.err")"
+}
+SUM="python3 tests/cases/lib/crashsummary.py"
+# summary NAME EXREC [gt]: $T/NAME.sum (-K) and NAME.sumh (default) against report -a pss of
+# EXREC, each other, and (gt) the ground truth.
+summary() {
+	local name=$1 ex=$2
+	[ -s "$T/$name.sum" ] && [ -s "$T/$name.sumh" ] || { bad "$name: pagesleuth summary wrote nothing"; return; }
+	pss "$ex"
+	$SUM report "$T/$name.sum" "$T/$ex.pss" | sed "s/^/  $name: /"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || bad "$name: summary -K differs from report -a pss of $ex"
+	$SUM human "$T/$name.sumh" "$T/$name.sum" | sed "s/^/  $name: /"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || bad "$name: the KiB/MiB/GiB tables differ from the -K ones"
+	if [ "${3:-}" = gt ]; then
+		$SUM groundtruth "$T/$name.sum" "$T/gt" >"$T/$name.sumgt"
+		rc=$?
+		sed "s/^/  $name: /" "$T/$name.sumgt"
+		[ $rc -eq 0 ] || bad "$name: summary differs from the guest's smaps"
+	fi
+}
 complete() { # REC
 	grep -q '^end status=complete ' "$T/$1.rec" 2>/dev/null || bad "$1: no 'end status=complete': $(grep '^end ' "$T/$1.rec" 2>/dev/null)"
 }
@@ -108,11 +145,14 @@ complete() { # REC
 echo "== crash 8.0.2 (Debian), qemu.elf"
 session 802-elf "$CR_CRASH802" "$SO802" 8.0.2 "$ELF" <<EOF
 pagesleuth -o $T/802-elf.rec -S
+pagesleuth summary -K > $T/802-elf.sum
+pagesleuth summary > $T/802-elf.sumh
 EOF
 clean_messages 802-elf
 complete 802-elf
 same_as_extract 802-elf ex-elf
 check_gt 802-elf
+summary 802-elf ex-elf gt
 
 echo "== crash 8.0.2 (Debian), kdump-d1: -k, -s, -v, -p, output to crash's fp"
 session 802-d1 "$CR_CRASH802" "$SO802" 8.0.2 "$D1" <<EOF
@@ -122,6 +162,12 @@ pagesleuth -s -o $T/802-d1-sum.rec
 pagesleuth -v -o $T/802-d1-vmas.rec
 pagesleuth -p $P1,$P2 -o $T/802-d1-p.rec
 pagesleuth -p $P1 -p $P2 > $T/802-d1-p-fp.rec
+pagesleuth summary -K > $T/802-d1.sum
+pagesleuth summary > $T/802-d1.sumh
+pagesleuth summary -K $P1,$P2 > $T/802-d1-p.sum
+pagesleuth summary -K -P $P1 psshlib > $T/802-d1-sel.sum
+pagesleuth summary -K psshlib > $T/802-d1-shlib.sum
+pagesleuth summary | grep psworkload > $T/802-d1.sumgrep
 EOF
 clean_messages 802-d1
 complete 802-d1
@@ -132,6 +178,16 @@ same_as_extract 802-d1-vmas ex-d1-vmas
 same_as_extract 802-d1-p ex-d1-p
 identical 802-d1-p-fp 802-d1-p "-p $P1 -p $P2 to crash's output vs -p $P1,$P2 -o"
 check_gt 802-d1
+summary 802-d1 ex-d1 gt
+for s in p:ex-d1-p shlib:ex-d1-shlib; do
+	pss "${s#*:}"
+	$SUM report "$T/802-d1-${s%%:*}.sum" "$T/${s#*:}.pss" | sed "s/^/  802-d1-${s%%:*}: /"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || bad "802-d1-${s%%:*}: summary -K differs from report -a pss of ${s#*:}"
+done
+$SUM subset "$T/802-d1-sel.sum" "$T/802-d1.sum" "$P1" psshlib | sed 's/^/  802-d1-sel: /'
+[ "${PIPESTATUS[0]}" -eq 0 ] || bad "802-d1-sel: summary -K -P $P1 psshlib is not those rows of the full table"
+$SUM grep "$T/802-d1.sumgrep" "$T/802-d1.sumh" psworkload | sed 's/^/  802-d1: /'
+[ "${PIPESTATUS[0]}" -eq 0 ] || bad "802-d1: summary | grep psworkload is not the table's psworkload lines"
 
 echo "== crash 8.0.2 (Debian), kdump-d31"
 session 802-d31 "$CR_CRASH802" "$SO802" 8.0.2 "$D31" <<EOF
@@ -149,8 +205,11 @@ foreach vm > $T/806-d1.vm
 foreach vm -p > $T/806-d1.vmp
 kmem -i > $T/806-d1.kmem
 kmem -s > $T/806-d1.kmems
+pagesleuth summary -K > $T/806-d1.sum
+pagesleuth summary > $T/806-d1.sumh
 EOF
 clean_messages 806-d1
+summary 806-d1 ex-d1 gt
 complete 806-d1
 same_as_extract 806-d1 ex-d1
 identical 806-d1-k 806-d1 "-k: crash's kernel-virtual translation"
@@ -215,8 +274,11 @@ session 806-d31 "$CR_CRASH806" "$SO806" 8.0.6 "$D31" <<EOF
 pagesleuth -o $T/806-d31.rec -S
 foreach vm > $T/806-d31.vm
 foreach vm -p > $T/806-d31.vmp
+pagesleuth summary -K > $T/806-d31.sum
+pagesleuth summary > $T/806-d31.sumh
 EOF
 clean_messages 806-d31
+summary 806-d31 ex-d31 gt
 same_as_extract 806-d31 ex-d31
 check_gt 806-d31
 if python3 tests/cases/lib/crashvm.py compare "$T/806-d31.rec" "$T/806-d31.vm" "$T/806-d31.vmp" >"$T/806-d31.cmp" 2>&1; then

@@ -4,7 +4,10 @@
 # $PAGESLEUTH_CACHE/crash-8.0.6-arm64/), on the arm64 fixture's QEMU ELF with the kernel's
 # DWARF vmlinux (Debian's -dbg package, scripts/fetch-dbg.sh):
 #   - the records equal `pagesleuth extract`'s for the same dump apart from source=;
-#   - every workload process passes gtcheck --referenced against the guest's ground truth.
+#   - every workload process passes gtcheck --referenced against the guest's ground truth;
+#   - `pagesleuth summary -K` prints the tables of `pagesleuth report -a pss` on extract's
+#     records, and each workload process's VSS/RSS/USS/SWAP equal smaps' (PSS within its
+#     1 KiB flooring per VMA) (lib/crashsummary.py).
 # Skips (77), naming the command, when the cross crash has not been built or the -dbg
 # package has left the archive; tests/run.sh builds the library when the crash is there.
 set -uo pipefail
@@ -34,10 +37,16 @@ GTCHECK=$(fx_gtcheck "$T") || exit 1
 fx_groundtruth arm64 "$T/gt" || { echo "FAIL: arm64 ground truth does not convert"; exit 1; }
 
 echo "== crash 8.0.6 (target ARM64) on arm64/qemu.elf"
-echo "pagesleuth -S -o $T/crash.rec" | cr_session arm64 "$CROSS" "$SO" 8.0.6 "$dump" || fail=1
+printf 'pagesleuth -S -o %s\npagesleuth summary -K > %s\n' "$T/crash.rec" "$T/crash.sum" |
+	cr_session arm64 "$CROSS" "$SO" 8.0.6 "$dump" || fail=1
 cr_messages arm64 | sed 's/^/  /'
 "$FAST" extract "$dump" -o "$T/extract.rec" 2>"$T/extract.err" || bad "extract: $(head -2 "$T/extract.err")"
 cr_same_as_extract arm64 "$T/crash.rec" "$T/extract.rec"
 cr_check_gt arm64 "$T/crash.rec" "$T/gt"
+"$FAST" report -a pss -f csv "$T/extract.rec" >"$T/extract.pss" 2>/dev/null
+python3 tests/cases/lib/crashsummary.py report "$T/crash.sum" "$T/extract.pss" | sed 's/^/  summary: /'
+[ "${PIPESTATUS[0]}" -eq 0 ] || bad "summary -K differs from report -a pss of extract's records"
+python3 tests/cases/lib/crashsummary.py groundtruth "$T/crash.sum" "$T/gt" | sed 's/^/  summary: /'
+[ "${PIPESTATUS[0]}" -eq 0 ] || bad "summary -K differs from the guest's smaps"
 [ $fail -eq 0 ] && echo "crash_ext_arm64: OK"
 exit $fail

@@ -16,7 +16,9 @@
 #     4 GiB beyond the dump's last frame): a partial result (a "pagesleuth: partial: ..."
 #     message, a warn record, end status=partial, the file reads back with gtcheck --validate),
 #     the pages under that PMD entry 'u' (none 'm'), every other page and every task/mm/vma
-#     record as the clean run;
+#     record as the clean run; `pagesleuth summary -K` there says "partial" as the records
+#     command does, and its tables equal `pagesleuth report -a pss` of that command's
+#     records (lib/crashsummary.py);
 #   - a zeroed PTE table (cow-file's workload region): its pages vanish or become 'u', every
 #     other page and every task/mm/vma record as the clean run.
 # Every crash run is bounded by `timeout` and must end normally: exit 0, no segmentation
@@ -220,6 +222,7 @@ else
 			session pmd "$CR_CRASH802" "$SO" 8.0.2 "$work" <<EOF
 pagesleuth -o $T/pmd.rec
 pagesleuth -p $PMDPID -o $T/pmd-p.rec
+pagesleuth summary -K > $T/pmd.sum
 EOF
 			cr_messages pmd | sed 's/^/  /'
 			cr_messages pmd | grep -q '^pagesleuth: partial: ' || bad "pmd: no 'pagesleuth: partial: ...' message"
@@ -236,6 +239,13 @@ EOF
 			done
 			$REC same-pages "$T/clean.rec" "$T/pmd.rec" "$PMDPID" "$pte_start" "$vend" | sed 's/^/  /'
 			[ "${PIPESTATUS[0]}" -eq 0 ] || bad "pmd: other pages changed"
+			# report exits 1 on partial records; its tables are what the summary must show
+			"$FAST" report -a pss -f csv "$T/pmd.rec" >"$T/pmd.pss" 2>/dev/null
+			python3 tests/cases/lib/crashsummary.py report "$T/pmd.sum" "$T/pmd.pss" | sed 's/^/  pmd summary: /'
+			[ "${PIPESTATUS[0]}" -eq 0 ] || bad "pmd: summary -K differs from report -a pss of the records"
+			# the summary's messages: those after the -p command's last one
+			cr_messages pmd | sed '1,/pmd-p.rec/d' | grep -q '^pagesleuth: partial: mm [0-9]* at ' ||
+				bad "pmd: summary -K said nothing of the unreadable page table: $(cr_messages pmd | sed '1,/pmd-p.rec/d' | tr '\n' ' ')"
 			cmp -s <(grep -E '^(task|mm|vma) ' "$T/clean.rec") <(grep -E '^(task|mm|vma) ' "$T/pmd.rec") ||
 				bad "pmd: task/mm/vma records differ from the clean run"
 		}

@@ -7,6 +7,9 @@
 #   - FILE2 equals `pagesleuth extract --vmas-only` (source= aside): nothing of the abandoned
 #     command's records leaks into a later output;
 #   - no file is left under the interrupted command's -o name, nor a temporary beside it.
+# Then the same for `pagesleuth summary` held in its walk: the next `pagesleuth summary -K > FILE`
+# equals `pagesleuth report -a pss` of extract's records (lib/crashsummary.py), and crash's
+# TMPDIR (a directory of the test's) is empty: the summary's records file had no name.
 # The command is held mid-walk deterministically: its --trace goes to a FIFO whose reader
 # never reads (pipe buffer shrunk to 4 KiB), so it blocks in write(2) until the SIGINT.
 set -uo pipefail
@@ -30,8 +33,8 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-mkdir -p "$T/home" "$T/out"
-mkfifo "$T/in.fifo" "$T/trace.fifo"
+mkdir -p "$T/home" "$T/out" "$T/tmp"
+mkfifo "$T/in.fifo" "$T/trace.fifo" "$T/trace2.fifo"
 pre=$(ldd "$SO" | awk '$1 ~ /^lib(asan|ubsan)\.so/ { print $3 }' | paste -sd' ')
 # wait_for PATTERN SECONDS: until crash's output shows PATTERN.
 wait_for() {
@@ -45,37 +48,45 @@ wait_for() {
 
 exec 5<>"$T/in.fifo"
 (cd "$T/home" && HOME=$T/home ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:alloc_dealloc_mismatch=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 LD_PRELOAD="$pre" \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 LD_PRELOAD="$pre" TMPDIR="$T/tmp" \
 	exec timeout -k 10 240 "$CR_CRASH802" -s "$CR_VMLINUX" "$dump" <"$T/in.fifo" >"$T/crash.out" 2>&1) &
 cpid=$!
 echo "extend $SO" >&5
 echo "pagesleuth -v -o $T/out/warm.rec" >&5 # the type information, before the timed part
 wait_for "processes written to $T/out/warm.rec" 120 || { bad "crash did not get through a first command"; tail -5 "$T/crash.out"; exit 1; }
 
-python3 -c "
+# interrupt FIFO COMMAND: send COMMAND (its -t goes to FIFO, whose reader never reads) and
+# SIGINT crash once the command blocks writing its trace.
+interrupt() {
+	local fifo=$1 cmd=$2 i
+	python3 -c "
 import fcntl, os, time
-fd = os.open('$T/trace.fifo', os.O_RDWR)
+fd = os.open('$fifo', os.O_RDWR)
 fcntl.fcntl(fd, 1031, 4096)  # F_SETPIPE_SZ
 time.sleep(120)" &
-rpid=$!
-sleep 0.5
-echo "pagesleuth -t $T/trace.fifo -o $T/out/interrupted.rec" >&5
-crash_pid=""
-for ((i = 0; i < 200; i++)); do
-	crash_pid=$(pgrep -P "$cpid" -x crash || pgrep -f "^$CR_CRASH802 -s $CR_VMLINUX" | head -1)
-	[ -n "$crash_pid" ] && grep -q pipe_write "/proc/$crash_pid/wchan" 2>/dev/null && break
-	sleep 0.1
-done
-if [ -n "$crash_pid" ] && grep -q pipe_write "/proc/$crash_pid/wchan" 2>/dev/null; then
-	echo "  the command is blocked writing its trace (crash pid $crash_pid): SIGINT"
-	kill -INT "$crash_pid"
-else
-	bad "the traced command never blocked on its FIFO (crash pid ${crash_pid:-?})"
-fi
-sleep 1
-kill "$rpid" 2>/dev/null
-rpid=""
+	rpid=$!
+	sleep 0.5
+	echo "$cmd" >&5
+	crash_pid=""
+	for ((i = 0; i < 200; i++)); do
+		crash_pid=$(pgrep -P "$cpid" -x crash || pgrep -f "^$CR_CRASH802 -s $CR_VMLINUX" | head -1)
+		[ -n "$crash_pid" ] && grep -q pipe_write "/proc/$crash_pid/wchan" 2>/dev/null && break
+		sleep 0.1
+	done
+	if [ -n "$crash_pid" ] && grep -q pipe_write "/proc/$crash_pid/wchan" 2>/dev/null; then
+		echo "  $cmd: blocked writing its trace (crash pid $crash_pid): SIGINT"
+		kill -INT "$crash_pid"
+	else
+		bad "$cmd: never blocked on its FIFO (crash pid ${crash_pid:-?})"
+	fi
+	sleep 1
+	kill "$rpid" 2>/dev/null
+	rpid=""
+}
+interrupt "$T/trace.fifo" "pagesleuth -t $T/trace.fifo -o $T/out/interrupted.rec"
 echo "pagesleuth -v > $T/out/after.rec" >&5
+interrupt "$T/trace2.fifo" "pagesleuth summary -t $T/trace2.fifo"
+echo "pagesleuth summary -K > $T/out/after.sum" >&5
 echo "pagesleuth -V" >&5
 echo "quit" >&5
 wait "$cpid"
@@ -94,7 +105,13 @@ else
 	bad "the records after the interrupt differ from extract --vmas-only"
 	diff "$T/want.rec" "$T/out/after.rec" | head -5
 fi
-left=$(ls "$T/out" | grep -v -e '^warm.rec$' -e '^after.rec$')
+left=$(ls "$T/out" | grep -v -e '^warm.rec$' -e '^after.rec$' -e '^after.sum$')
 [ -z "$left" ] || bad "files left by the interrupted command: $left"
+"$FAST" extract "$dump" -o "$T/ex.rec" 2>/dev/null && "$FAST" report -a pss -f csv "$T/ex.rec" >"$T/ex.pss" ||
+	bad "extract/report -a pss of $dump failed"
+python3 tests/cases/lib/crashsummary.py report "$T/out/after.sum" "$T/ex.pss" | sed 's/^/  summary after the interrupt: /'
+[ "${PIPESTATUS[0]}" -eq 0 ] || bad "the summary after the interrupted one differs from report -a pss"
+left=$(ls -A "$T/tmp")
+[ -z "$left" ] || bad "files left in crash's TMPDIR: $left"
 [ $fail -eq 0 ] && echo "crash_ext_interrupt: OK"
 exit $fail

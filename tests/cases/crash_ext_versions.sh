@@ -9,7 +9,9 @@
 #     crash of crash, the library loads, `pagesleuth -V` names the crash it was built for);
 #   - the records equal `pagesleuth extract`'s for the same dump (run without any
 #     type-information option: BTF from the dump) byte for byte, the header's
-#     source=crash (extract: source=coredump) excepted, and both end status=complete.
+#     source=crash (extract: source=coredump) excepted, and both end status=complete;
+#   - `pagesleuth summary -K` (exact KiB) prints the tables `pagesleuth report -a pss` makes
+#     of extract's records, row for row (lib/crashsummary.py).
 # Which crash opens what (the plan; docs/crash-ext.md has the whole table): Debian's crash
 # 8.0.2 opens 5.10 (not 6.12 or 7.2); crash 8.0.6 (scripts/build-crash.sh) 5.10's kdump and
 # 6.12, but not 5.10's QEMU ELF (its startup `bt` fails, as on the 6.1 fixture) nor 7.2
@@ -118,10 +120,14 @@ while read -r fx ver dumps opts; do
 			echo "  note: $fx/$d not compared: extract reads it partially ($(head -1 "$T/ex-$fx-$d.err")), as known for this dump"
 			continue
 		fi
-		echo "pagesleuth -S -o $T/$name.rec" | cr_session "$name" "$crash" "$so" "$ver" "$dump" ||
+		printf 'pagesleuth -S -o %s\npagesleuth summary -K > %s\n' "$T/$name.rec" "$T/$name.sum" |
+			cr_session "$name" "$crash" "$so" "$ver" "$dump" ||
 			{ bad "crash $ver on $fx/$d did not end normally"; continue; }
 		cr_messages "$name" | sed 's/^/    /'
 		cr_same_as_extract "$name" "$T/$name.rec" "${EXREC[$key]}"
+		[ -s "${EXREC[$key]}.pss" ] || "$FAST" report -a pss -f csv "${EXREC[$key]}" >"${EXREC[$key]}.pss" 2>/dev/null
+		python3 tests/cases/lib/crashsummary.py report "$T/$name.sum" "${EXREC[$key]}.pss" | sed "s/^/  $name summary: /"
+		[ "${PIPESTATUS[0]}" -eq 0 ] || bad "$name: pagesleuth summary -K differs from report -a pss of extract's records"
 		checked=$((checked + 1))
 	done
 done <<<"$PLAN"
