@@ -61,5 +61,7 @@ void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool s
 void render_svg_chart(const struct table *t, bool standalone, FILE *out);
 void render_svg_lines(const struct table *t, bool standalone, FILE *out);
 void render_svg_framemap(const struct table *t, bool standalone, FILE *out);
+/* The overview table (an_overview.c) as bars of PSS: processes and mapped objects. */
+void render_svg_overview(const struct table *t, bool standalone, FILE *out);
 
 #endif

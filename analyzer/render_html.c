@@ -27,12 +27,17 @@ static const char html_style[] =
 	"<style>\n"
 	"body{font-family:sans-serif;margin:1.5em;color:#222;max-width:100%}\n"
 	"h2{margin-top:1.8em;border-bottom:1px solid #ccc}\n"
-	"dl.identity{display:grid;grid-template-columns:max-content auto;gap:.1em 1em}\n"
+	"dl.identity{display:grid;grid-template-columns:repeat(4,max-content minmax(6em,max-content));"
+	"gap:.1em 1em;font-size:13px}\n"
 	"dl.identity dt{font-weight:bold}dl.identity dd{margin:0;font-family:monospace}\n"
 	".partial{border:3px solid #c00;background:#fee;padding:.6em 1em;margin:1em 0}\n"
 	".partial strong{color:#c00;font-size:1.2em}\n"
+	"nav ol{columns:3 22em;column-gap:3em;font-size:13px;padding-left:2.2em}nav li{break-inside:avoid}nav h2{font-size:1.1em}\n"
+	".glance{margin:.8em 0}.glance p{margin:.3em 0}\n"
 	".note{color:#555;font-style:italic;white-space:pre-line}\n"
 	".scroll{overflow-x:auto;max-width:100%}\n"
+	/* a long table scrolls in a box of its own, its header row on screen (sticky) */
+	".tablebox{overflow:auto;max-width:100%;max-height:min(75vh,44em);display:inline-block}\n"
 	"table.grid{border-collapse:collapse;font-size:13px}\n"
 	"table.grid th,table.grid td{border:1px solid #ccc;padding:2px 6px;white-space:nowrap}\n"
 	"table.grid th{background:#eee;position:sticky;top:0;cursor:pointer}\n"
@@ -145,7 +150,7 @@ static void put_identity(const struct report *r, FILE *out)
 static void put_grid(const struct table *t, FILE *out)
 {
 	char buf[RENDER_NUM_MAX];
-	fputs("<div class=\"scroll\"><table class=\"grid\">\n<thead><tr>", out);
+	fputs("<div class=\"tablebox\"><table class=\"grid\">\n<thead><tr>", out);
 	for (size_t c = 0; c < t->ncols; c++) {
 		const struct column *col = &t->cols[c];
 		bool num = render_col_numeric(col);
@@ -211,6 +216,42 @@ static void put_map(const struct table *t, FILE *out)
 	}
 }
 
+/* The first screen's answer for processes: their total and the processes and mapped objects
+ * with the most PSS as bars, from the overview table (the detail stays in its section). */
+static void put_glance(const struct report *r, FILE *out)
+{
+	const struct table *t = NULL;
+	for (size_t i = 0; i < r->ntables && !t; i++)
+		if (strcmp(r->tables[i]->id, "overview") == 0 && r->tables[i]->nrows)
+			t = r->tables[i];
+	if (!t)
+		return;
+	fputs("<div class=\"glance\">\n", out);
+	/* the total row: the NAME says what it counts, then the sizes by column title */
+	const struct cell *what = table_cell_c(t, 0, 0);
+	if (what->kind == CELL_STR && what->s && strcmp(what->s, "total") == 0 && t->ncols > 2) {
+		char buf[RENDER_NUM_MAX];
+		fputs("<p><strong>", out);
+		const struct cell *name = table_cell_c(t, 0, 1);
+		render_xml_escaped(name->kind == CELL_STR && name->s ? name->s : "all processes", out);
+		fputs(":", out);
+		const char *sep = " ";
+		for (size_t c = 2; c < t->ncols; c++) {
+			const struct cell *cell = table_cell_c(t, 0, c);
+			if (t->cols[c].format != COL_BYTES || cell->kind != CELL_U64)
+				continue;
+			fputs(sep, out);
+			render_xml_escaped(t->cols[c].title ? t->cols[c].title : t->cols[c].name, out);
+			putc(' ', out);
+			fputs(render_cell_number(t, c, cell, buf, FLOAT_HUMAN), out);
+			sep = ", ";
+		}
+		fputs("</strong> (<a href=\"#t-overview\">the table</a>)</p>\n", out);
+	}
+	render_svg_overview(t, false, out);
+	fputs("</div>\n", out);
+}
+
 int render_html(const struct report *r, FILE *out)
 {
 	fputs(html_head, out);
@@ -230,6 +271,7 @@ int render_html(const struct report *r, FILE *out)
 		render_xml_escaped(r->headline, out);
 		fputs("</strong></p>\n", out);
 	}
+	put_glance(r, out);
 	if (r->partial) {
 		fputs("<div class=\"partial\" role=\"alert\"><strong>PARTIAL:</strong> the input was "
 		      "incomplete; the numbers below are NOT complete.\n<ul>\n", out);

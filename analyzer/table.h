@@ -57,7 +57,8 @@ enum map_col {
 /* A new STYLE_MAP table with the columns above. */
 struct table *table_new_map(const char *id, const char *title);
 
-/* Charts: a bar per label-row, virtual and physical side by side, stacked by series. */
+/* Charts: horizontal bars, the rows with the most physical (resident) memory first, stacked
+ * by series; the virtual sizes in a panel of their own scale beside them. */
 struct chart_series {
 	const char *name;
 	size_t virt_col, phys_col; /* column indexes (CELL_U64), phys_col may equal virt_col */
@@ -67,7 +68,9 @@ struct chart {
 	const char *title;
 	const char *unit; /* "pages" */
 	size_t label_col;
-	size_t max_rows; /* draw only the first max_rows rows (0 = all); the table is sorted */
+	bool sublabel;      /* label "LABEL (SUBLABEL)": two bash processes apart by pid */
+	size_t sublabel_col;
+	size_t max_rows; /* draw the max_rows rows with the most physical memory (0 = all) */
 	size_t nseries;
 	struct chart_series series[16];
 };
