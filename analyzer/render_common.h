@@ -61,6 +61,11 @@ void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool s
 void render_svg_chart(const struct table *t, bool standalone, FILE *out);
 void render_svg_lines(const struct table *t, bool standalone, FILE *out);
 void render_svg_framemap(const struct table *t, bool standalone, FILE *out);
+/* A STYLE_MAP group as one strip per VMA (the HTML report's resident maps), and its counts. */
+void render_svg_map_strips(const struct table *t, size_t first, size_t end, uint32_t page_size,
+			   FILE *out);
+void render_map_group_stats(const struct table *t, size_t first, size_t end, uint64_t *vmas,
+			    uint64_t *pages, uint64_t *resident, uint64_t *swapped);
 /* The overview table (an_overview.c) as bars of PSS: processes and mapped objects. */
 void render_svg_overview(const struct table *t, bool standalone, FILE *out);
 

@@ -44,6 +44,7 @@ static const char html_style[] =
 	"table.grid th.n,table.grid td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	"table.grid tbody tr:nth-child(even){background:#f8f8f8}\n"
 	"pre{font-size:12px;line-height:1.15}\n"
+	"details.map{margin:.2em 0}details.map>summary{cursor:pointer}\n"
 	"</style>\n";
 
 /* Optional: click a header to sort by that column. Hex columns compare as hex numbers, sizes
@@ -186,17 +187,35 @@ static void put_grid(const struct table *t, FILE *out)
 		fputs("<p>(no rows)</p>\n", out);
 }
 
-static void put_map(const struct table *t, FILE *out)
+/* A resident map: per group (a process, a unit) a <details> whose summary line gives its
+ * size, with one strip per VMA and the text form inside; the group with the most resident
+ * pages is open. Closed groups keep the page short: 12 processes are 12 lines. */
+static void put_map(const struct table *t, uint32_t page_size, FILE *out)
 {
 	if (t->nrows == 0)
 		fputs("<p>(no rows)</p>\n", out);
+	size_t open_first = SIZE_MAX;
+	uint64_t most = 0, vmas, pages, resident, swapped;
+	for (size_t first = 0; first < t->nrows; first = render_map_group_end(t, first)) {
+		render_map_group_stats(t, first, render_map_group_end(t, first), &vmas, &pages,
+				       &resident, &swapped);
+		if (open_first == SIZE_MAX || resident > most)
+			open_first = first, most = resident;
+	}
+	char b1[BYTES_HUMAN_MAX], b2[BYTES_HUMAN_MAX];
 	for (size_t first = 0, end; first < t->nrows; first = end) {
 		end = render_map_group_end(t, first);
-		fputs("<h3>", out);
+		render_map_group_stats(t, first, end, &vmas, &pages, &resident, &swapped);
+		fprintf(out, "<details class=\"map\"%s><summary><strong>", first == open_first ? " open" : "");
 		render_xml_escaped(render_map_str(t, first, MAP_COL_GROUP), out);
-		fputs("</h3>\n<div class=\"scroll\">", out);
-		render_svg_map_rows(t, first, end, false, out);
-		fputs("</div>\n<details><summary>text form</summary><pre>", out);
+		fprintf(out, "</strong>: %s resident of %s mapped in %" PRIu64 " VMA%s", 
+			bytes_human(resident * page_size, b1), bytes_human(pages * page_size, b2), vmas,
+			vmas == 1 ? "" : "s");
+		if (swapped)
+			fprintf(out, ", %s swapped", bytes_human(swapped * page_size, b1));
+		fputs("</summary>\n<div class=\"scroll\">", out);
+		render_svg_map_strips(t, first, end, page_size, out);
+		fputs("</div>\n<details><summary>text form (64 pages per line)</summary><pre>", out);
 		/* The text renderer's form, escaped for HTML; one group at a time keeps memory small. */
 		char *text = NULL;
 		size_t len = 0;
@@ -212,7 +231,7 @@ static void put_map(const struct table *t, FILE *out)
 		}
 		put_escaped_keeping_lines(text, len, out);
 		free(text);
-		fputs("</pre></details>\n", out);
+		fputs("</pre></details></details>\n", out);
 	}
 }
 
@@ -309,7 +328,7 @@ int render_html(const struct report *r, FILE *out)
 			fputs("</p>\n", out);
 		}
 		if (t->style == STYLE_MAP) {
-			put_map(t, out);
+			put_map(t, r->page_size ? r->page_size : 4096, out);
 		} else {
 			put_grid(t, out);
 			if (t->chart) {

@@ -1048,3 +1048,223 @@ void render_svg_overview(const struct table *t, bool standalone, FILE *out)
 	overview_panel(t, "object", "Mapped objects with the most PSS", 580, 38, out);
 	fputs("</svg>\n", out);
 }
+
+/* ---- resident maps as one strip per VMA (the HTML report) ----------------------------------- */
+
+/* The pages of one VMA as runs of one map character, from its rows (MAP_COL_SKIP rows expanded
+ * to their length, not their pages). */
+struct map_run {
+	unsigned char ch;
+	uint64_t n;
+};
+
+struct vma_runs {
+	struct map_run *run;
+	size_t n, cap;
+	uint64_t pages, resident, swapped;
+};
+
+static void vma_runs_add(struct vma_runs *v, unsigned char ch, uint64_t n)
+{
+	if (!n)
+		return;
+	v->pages += n;
+	v->resident += ch != '.' && ch != 's' && ch != ' ' ? n : 0;
+	v->swapped += ch == 's' ? n : 0;
+	if (v->n && v->run[v->n - 1].ch == ch) {
+		v->run[v->n - 1].n += n;
+		return;
+	}
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 16;
+		v->run = xrealloc(v->run, v->cap * sizeof *v->run);
+	}
+	v->run[v->n++] = (struct map_run){ ch, n };
+}
+
+/* The rows of the VMA starting at row `r` of group `group` in [r, end) into v; returns the row
+ * after its last. */
+static size_t vma_runs_read(const struct table *t, const char *group, size_t r, size_t end,
+			    struct vma_runs *v)
+{
+	v->n = 0, v->pages = v->resident = v->swapped = 0;
+	size_t prev = SIZE_MAX;
+	for (; r < end; r++) {
+		if (!in_group(t, group, r))
+			continue;
+		if (prev != SIZE_MAX && new_vma(t, prev, r))
+			break;
+		prev = r;
+		uint64_t skip = render_map_u64(t, r, MAP_COL_SKIP);
+		const unsigned char *map = (const unsigned char *)render_map_str(t, r, MAP_COL_MAP);
+		if (skip) {
+			vma_runs_add(v, *map ? *map : '.', skip * MAP_LINE_PAGES);
+			continue;
+		}
+		for (size_t i = 0, len = strlen((const char *)map); i < len; i++)
+			vma_runs_add(v, map[i], 1);
+	}
+	return r;
+}
+
+void render_map_group_stats(const struct table *t, size_t first, size_t end, uint64_t *vmas,
+			    uint64_t *pages, uint64_t *resident, uint64_t *swapped)
+{
+	const char *group = first < end ? render_map_str(t, first, MAP_COL_GROUP) : "";
+	struct vma_runs v = { 0 };
+	*vmas = *pages = *resident = *swapped = 0;
+	for (size_t r = first; r < end;) {
+		if (!in_group(t, group, r)) {
+			r++;
+			continue;
+		}
+		r = vma_runs_read(t, group, r, end, &v);
+		++*vmas, *pages += v.pages, *resident += v.resident, *swapped += v.swapped;
+	}
+	free(v.run);
+}
+
+enum {
+	STRIP_LABEL_X = 8, STRIP_X = 470, STRIP_W = 640, STRIP_ROW_H = 13, STRIP_H = 10,
+	STRIP_MAX_CELL = 4, STRIP_TOP = 48,
+};
+
+/* One VMA's strip: STRIP_MAX_CELL px a page when it fits, else the VMA squeezed into STRIP_W
+ * px columns of `per` pages each, every column filled from the bottom as far as its pages are
+ * resident (or swapped), in the colour most of them have; light grey where nothing is. */
+static void strip_draw(const struct vma_runs *v, double y, FILE *out)
+{
+	double cell = v->pages && (double)STRIP_W / (double)v->pages < STRIP_MAX_CELL
+			      ? (double)STRIP_W / (double)v->pages : STRIP_MAX_CELL;
+	uint64_t per = 1;
+	size_t columns = (size_t)v->pages;
+	if (v->pages > STRIP_W) {
+		per = (v->pages + STRIP_W - 1) / STRIP_W;
+		columns = (size_t)((v->pages + per - 1) / per);
+		cell = (double)STRIP_W / (double)columns;
+	}
+	fprintf(out, "<rect x=\"%d\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>\n", STRIP_X, y,
+		cell * (double)columns, STRIP_H, map_colours[map_colour_index('.')]);
+	/* walk the runs column by column; equal neighbouring columns make one rectangle */
+	struct path_data paths[MAP_NCOLOURS] = { { 0 } };
+	size_t ri = 0;
+	uint64_t left = v->n ? v->run[0].n : 0;
+	int open_colour = -1, open_level = 0;
+	double open_x = 0;
+	for (size_t c = 0; c <= columns; c++) {
+		int colour = -1, level = 0;
+		if (c < columns) {
+			uint64_t count[MAP_NCOLOURS] = { 0 }, want = per, filled = 0;
+			while (want && ri < v->n) {
+				uint64_t take = left < want ? left : want;
+				int k = map_colour_index(v->run[ri].ch);
+				if (k >= 0 && v->run[ri].ch != '.')
+					count[k] += take, filled += take;
+				want -= take, left -= take;
+				if (!left && ++ri < v->n)
+					left = v->run[ri].n;
+			}
+			for (int k = 0; k < MAP_NCOLOURS; k++)
+				if (count[k] && (colour < 0 || count[k] > count[colour]))
+					colour = k;
+			/* the filled share in quarters, a resident page never rounded away */
+			level = filled ? (int)((4 * filled + per - 1) / per) : 0;
+			if (colour < 0)
+				level = 0;
+		}
+		if (c == columns || colour != open_colour || level != open_level) {
+			if (open_colour >= 0 && open_level > 0) {
+				char run[96];
+				double h = STRIP_H * open_level / 4.0, x1 = STRIP_X + cell * (double)c;
+				int len = snprintf(run, sizeof run, "M%.2f %.2fH%.2fV%.0fH%.2fz", open_x,
+						   y + STRIP_H - h, x1, y + STRIP_H, open_x);
+				struct path_data *p = &paths[open_colour];
+				if (p->len + (size_t)len + 1 > p->cap) {
+					p->cap = (p->len + (size_t)len + 1) * 2;
+					p->text = xrealloc(p->text, p->cap);
+				}
+				memcpy(p->text + p->len, run, (size_t)len + 1);
+				p->len += (size_t)len;
+			}
+			open_colour = colour, open_level = level, open_x = STRIP_X + cell * (double)c;
+		}
+	}
+	for (size_t k = 0; k < MAP_NCOLOURS; k++) {
+		if (paths[k].len)
+			fprintf(out, "<path fill=\"%s\" d=\"%s\"/>\n", map_colours[k], paths[k].text);
+		free(paths[k].text);
+	}
+}
+
+void render_svg_map_strips(const struct table *t, size_t first, size_t end, uint32_t page_size,
+			   FILE *out)
+{
+	const char *group = first < end ? render_map_str(t, first, MAP_COL_GROUP) : "";
+	uint64_t nvmas, pages, resident, swapped;
+	render_map_group_stats(t, first, end, &nvmas, &pages, &resident, &swapped);
+	double height = STRIP_TOP + (double)nvmas * STRIP_ROW_H + 8;
+	svg_open(STRIP_X + STRIP_W + 12, height, group, false, out);
+	/* legend: the characters of an_resmap.c */
+	static const struct {
+		char ch;
+		const char *label;
+	} legend[] = {
+		{ '1', "1 mapping" }, { '2', "2" }, { '3', "3" }, { '5', "5" }, { '9', "9" },
+		{ '#', "10+ (mapcount)" }, { '.', "not resident" }, { 's', "swapped" }, { '?', "unknown" },
+	};
+	fputs("<g class=\"legend\" font-size=\"10\">", out);
+	double lx = STRIP_LABEL_X;
+	for (size_t i = 0; i < sizeof legend / sizeof *legend; i++) {
+		fprintf(out, "<rect x=\"%.0f\" y=\"4\" width=\"9\" height=\"9\" fill=\"%s\"/>"
+			"<text x=\"%.0f\" y=\"12\">%s</text>",
+			lx, map_colours[map_colour_index((unsigned char)legend[i].ch)], lx + 12, legend[i].label);
+		lx += 12 + 5.8 * (double)strlen(legend[i].label) + 10;
+	}
+	fprintf(out, "<text x=\"%d\" y=\"28\">one row per VMA: %d px a page, or the VMA squeezed into %d px, "
+		"each column filled as far as its pages are resident (hover: the numbers)</text>",
+		STRIP_LABEL_X, STRIP_MAX_CELL, STRIP_W);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">VMA  flags  kind  unit</text>"
+		"<text x=\"%d\" y=\"%d\" font-weight=\"bold\" text-anchor=\"end\">size</text>"
+		"<text x=\"%d\" y=\"%d\" font-weight=\"bold\">resident pages, from the VMA's start</text></g>\n",
+		STRIP_LABEL_X, STRIP_TOP - 4, STRIP_X - 6, STRIP_TOP - 4, STRIP_X, STRIP_TOP - 4);
+	struct vma_runs v = { 0 };
+	double y = STRIP_TOP;
+	char b1[BYTES_HUMAN_MAX];
+	for (size_t r = first; r < end;) {
+		if (!in_group(t, group, r)) {
+			r++;
+			continue;
+		}
+		size_t row = r;
+		r = vma_runs_read(t, group, r, end, &v);
+		fputs("<g><title>", out);
+		vma_label(t, row, out);
+		fprintf(out, ": %" PRIu64 " pages (%s), %" PRIu64 " resident", v.pages,
+			bytes_human(v.pages * page_size, b1), v.resident);
+		if (v.swapped)
+			fprintf(out, ", %" PRIu64 " swapped", v.swapped);
+		if (v.pages > STRIP_W)
+			fprintf(out, "; a column: %" PRIu64 " pages", (v.pages + STRIP_W - 1) / STRIP_W);
+		fputs("</title>", out);
+		/* the label, cut to fit before the strip */
+		char label[600];
+		snprintf(label, sizeof label, "%s  %s  %s  %s", render_map_str(t, row, MAP_COL_VMA),
+			 render_map_str(t, row, MAP_COL_FLAGS), render_map_str(t, row, MAP_COL_KIND),
+			 axis_label(render_map_str(t, row, MAP_COL_UNIT)));
+		size_t len = utf8_prefix(label, 64, NULL);
+		fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-family=\"monospace\" font-size=\"10\" "
+			"xml:space=\"preserve\">", STRIP_LABEL_X, y + 9);
+		render_xml_escaped_n(label, len, out);
+		if (label[len])
+			fputs("\xe2\x80\xa6", out);
+		fprintf(out, "</text><text x=\"%d\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
+			STRIP_X - 6, y + 9, bytes_human(v.pages * page_size, b1));
+		strip_draw(&v, y, out);
+		fputs("</g>\n", out);
+		y += STRIP_ROW_H;
+	}
+	free(v.run);
+	if (first == end)
+		fprintf(out, "<text x=\"%d\" y=\"%d\">(no pages)</text>\n", STRIP_LABEL_X, STRIP_TOP + 12);
+	fputs("</svg>\n", out);
+}
