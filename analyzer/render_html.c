@@ -44,6 +44,7 @@ static const char html_style[] =
 	"table.grid th.n,table.grid td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	"table.grid tbody tr:nth-child(even){background:#f8f8f8}\n"
 	"pre{font-size:12px;line-height:1.15}\n"
+	"span.fold{cursor:pointer;color:#555}tr.shut span.fold{color:#000}\n"
 	"details.map{margin:.2em 0}details.map>summary{cursor:pointer}\n"
 	"</style>\n";
 
@@ -51,22 +52,42 @@ static const char html_style[] =
  * shown as KiB/MiB/GiB by their exact value (data-v). */
 static const char html_script[] =
 	"<script>//<![CDATA[\n"
+	"function psKey(tr,i,type){var c=tr.cells[i],d=c.dataset.v;if(d!==undefined)return parseFloat(d);\n"
+	" var s=c.textContent.replace(/^[\\u25b8\\u25be] /,'');if(type==='str')return s;\n"
+	" if(s==='-')return -Infinity;return type==='hex'?parseInt(s,16):parseFloat(s);}\n"
+	/* a tree table (data-d = depth, rows in preorder) sorts each node's children, so it stays a
+	 * tree; any other table sorts its rows */
+	"function psTree(body){var root={k:[]},st=[root];\n"
+	" Array.prototype.forEach.call(body.rows,function(tr){var d=+tr.dataset.d||0,n={tr:tr,k:[]};\n"
+	"  while(st.length>d+1)st.pop();st[st.length-1].k.push(n);st.push(n);});return root;}\n"
 	"document.querySelectorAll('table.grid th').forEach(function(th){\n"
 	" th.title='click to sort';\n"
 	" th.addEventListener('click',function(){\n"
-	"  var body=th.closest('table').tBodies[0],i=th.cellIndex,type=th.dataset.type;\n"
+	"  var table=th.closest('table'),body=table.tBodies[0],i=th.cellIndex,type=th.dataset.type;\n"
 	"  var asc=th.dataset.dir!=='asc';\n"
 	"  th.parentNode.querySelectorAll('th').forEach(function(h){delete h.dataset.dir;});\n"
 	"  th.dataset.dir=asc?'asc':'desc';\n"
-	"  function key(tr){var d=tr.cells[i].dataset.v;if(d!==undefined)return parseFloat(d);\n"
-	"   var s=tr.cells[i].textContent;if(type==='str')return s;\n"
-	"   if(s==='-')return -Infinity;return type==='hex'?parseInt(s,16):parseFloat(s);}\n"
-	"  var rows=Array.prototype.map.call(body.rows,function(tr){return [key(tr),tr];});\n"
-	"  rows.sort(function(a,b){var c=type==='str'?(a[0]<b[0]?-1:a[0]>b[0]?1:0):a[0]-b[0];\n"
-	"   if(c!==c)c=0;return asc?c:-c;});\n"
+	"  function cmp(a,b){var c=type==='str'?(a[0]<b[0]?-1:a[0]>b[0]?1:0):a[0]-b[0];\n"
+	"   if(c!==c)c=0;return asc?c:-c;}\n"
 	"  var f=document.createDocumentFragment();\n"
-	"  rows.forEach(function(r){f.appendChild(r[1]);});body.appendChild(f);\n"
+	"  if(table.classList.contains('tree')){\n"
+	"   (function walk(n){var ks=n.k.map(function(k){return [psKey(k.tr,i,type),k];});\n"
+	"    ks.sort(cmp);ks.forEach(function(k){f.appendChild(k[1].tr);walk(k[1]);});})(psTree(body));\n"
+	"  }else{\n"
+	"   var rows=Array.prototype.map.call(body.rows,function(tr){return [psKey(tr,i,type),tr];});\n"
+	"   rows.sort(cmp);rows.forEach(function(r){f.appendChild(r[1]);});}\n"
+	"  body.appendChild(f);\n"
 	" });\n"
+	"});\n"
+	/* a tree node's triangle folds its subtree; a folded node inside stays folded */
+	"document.querySelectorAll('table.tree').forEach(function(tb){\n"
+	" tb.addEventListener('click',function(e){var s=e.target.closest('span.fold');if(!s)return;\n"
+	"  var tr=s.closest('tr'),d=+tr.dataset.d,shut=!tr.classList.contains('shut');\n"
+	"  tr.classList.toggle('shut',shut);s.textContent=shut?'\\u25b8 ':'\\u25be ';\n"
+	"  for(var n=tr.nextElementSibling;n&&+n.dataset.d>d;){n.hidden=shut;\n"
+	"   if(!shut&&n.classList.contains('shut')){var dd=+n.dataset.d;n=n.nextElementSibling;\n"
+	"    while(n&&+n.dataset.d>dd)n=n.nextElementSibling;continue;}\n"
+	"   n=n.nextElementSibling;}});\n"
 	"});\n"
 	"//]]></script>\n";
 
@@ -148,10 +169,17 @@ static void put_identity(const struct report *r, FILE *out)
 		fputs("<dt>snapshot</dt><dd>none (" RENDER_NO_SNAPSHOT ")</dd>\n</dl>\n", out);
 }
 
+static uint64_t tree_depth(const struct table *t, size_t row)
+{
+	const struct cell *c = table_cell_c(t, row, t->tree_depth_col);
+	return c->kind == CELL_U64 ? c->u : 0;
+}
+
 static void put_grid(const struct table *t, FILE *out)
 {
 	char buf[RENDER_NUM_MAX];
-	fputs("<div class=\"tablebox\"><table class=\"grid\">\n<thead><tr>", out);
+	bool tree = t->tree && t->tree_depth_col < t->ncols && t->tree_label_col < t->ncols;
+	fprintf(out, "<div class=\"tablebox\"><table class=\"grid%s\">\n<thead><tr>", tree ? " tree" : "");
 	for (size_t c = 0; c < t->ncols; c++) {
 		const struct column *col = &t->cols[c];
 		bool num = render_col_numeric(col);
@@ -162,7 +190,12 @@ static void put_grid(const struct table *t, FILE *out)
 	}
 	fputs("</tr></thead>\n<tbody>\n", out);
 	for (size_t r = 0; r < t->nrows; r++) {
-		fputs("<tr>", out);
+		uint64_t depth = tree ? tree_depth(t, r) : 0;
+		bool parent = tree && r + 1 < t->nrows && tree_depth(t, r + 1) > depth;
+		if (tree)
+			fprintf(out, "<tr data-d=\"%" PRIu64 "\">", depth);
+		else
+			fputs("<tr>", out);
 		for (size_t c = 0; c < t->ncols; c++) {
 			const struct cell *cell = table_cell_c(t, r, c);
 			size_t indent = render_tree_indent(t, r, c);
@@ -172,6 +205,8 @@ static void put_grid(const struct table *t, FILE *out)
 				fprintf(out, "<td class=\"n\" data-v=\"%llu\">", (unsigned long long)cell->u);
 			else
 				fputs(render_col_numeric(&t->cols[c]) ? "<td class=\"n\">" : "<td>", out);
+			if (parent && c == t->tree_label_col)
+				fputs("<span class=\"fold\" title=\"fold or unfold\">\xe2\x96\xbe </span>", out);
 			if (cell->kind == CELL_STR)
 				render_xml_escaped(cell->s, out);
 			else if (cell->kind == CELL_NONE)
