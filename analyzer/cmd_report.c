@@ -438,6 +438,10 @@ int ps_cmd_diff(int argc, char **argv)
 	}
 	struct report rep = { 0 };
 	model_describe(&b, &rep);
+	rep.diff_a = xasprintf("%s: %s, snapshot %llu", argv[optind], a.dump ? a.dump : "-",
+			       (unsigned long long)a.seq);
+	rep.diff_b = xasprintf("%s: %s, snapshot %llu", argv[optind + 1], b.dump ? b.dump : "-",
+			       (unsigned long long)b.seq);
 	if (a.warnings)
 		xappendf(&rep.warnings, "%.*s", (int)strlen(a.warnings) - 1, a.warnings);
 	if (!a.complete || a.partial_why)

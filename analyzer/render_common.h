@@ -66,6 +66,8 @@ void render_svg_map_strips(const struct table *t, size_t first, size_t end, uint
 			   FILE *out);
 void render_map_group_stats(const struct table *t, size_t first, size_t end, uint64_t *vmas,
 			    uint64_t *pages, uint64_t *resident, uint64_t *swapped);
+/* A table's change chart (struct delta_chart: diff). */
+void render_svg_delta(const struct table *t, FILE *out);
 /* The overview table (an_overview.c) as bars of PSS: processes and mapped objects. */
 void render_svg_overview(const struct table *t, bool standalone, FILE *out);
 

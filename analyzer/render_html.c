@@ -309,7 +309,7 @@ static void put_glance(const struct report *r, FILE *out)
 int render_html(const struct report *r, FILE *out)
 {
 	fputs(html_head, out);
-	fputs(r->database ? "<title>pagesleuth db" : "<title>pagesleuth report", out);
+	fputs(r->database ? "<title>pagesleuth db" : r->diff_a ? "<title>pagesleuth diff" : "<title>pagesleuth report", out);
 	if (r->database || (r->dump && *r->dump)) {
 		fputs(": ", out);
 		render_xml_escaped(r->database ? r->query : r->dump, out);
@@ -317,7 +317,15 @@ int render_html(const struct report *r, FILE *out)
 	fputs(r->partial ? " (PARTIAL)</title>\n" : "</title>\n", out);
 	fputs(html_style, out);
 	fputs(r->database ? "</head>\n<body>\n<h1>pagesleuth db</h1>\n"
+	      : r->diff_a ? "</head>\n<body>\n<h1>pagesleuth diff: what changed from A to B</h1>\n"
 			  : "</head>\n<body>\n<h1>pagesleuth report</h1>\n", out);
+	if (r->diff_a && r->diff_b) {
+		fputs("<dl class=\"identity\"><dt>A</dt><dd>", out);
+		render_xml_escaped(r->diff_a, out);
+		fputs("</dd><dt>B</dt><dd>", out);
+		render_xml_escaped(r->diff_b, out);
+		fputs("</dd></dl>\n<p>B's identity:</p>\n", out);
+	}
 	put_identity(r, out);
 
 	if (r->headline) {
@@ -374,6 +382,11 @@ int render_html(const struct report *r, FILE *out)
 			if (t->lines) {
 				fputs("<div class=\"scroll chart\">", out);
 				render_svg_lines(t, false, out);
+				fputs("</div>\n", out);
+			}
+			if (t->delta) {
+				fputs("<div class=\"scroll chart\">", out);
+				render_svg_delta(t, out);
 				fputs("</div>\n", out);
 			}
 			if (t->fmap) {

@@ -1268,3 +1268,73 @@ void render_svg_map_strips(const struct table *t, size_t first, size_t end, uint
 		fprintf(out, "<text x=\"%d\" y=\"%d\">(no pages)</text>\n", STRIP_LABEL_X, STRIP_TOP + 12);
 	fputs("</svg>\n", out);
 }
+
+/* ---- the change chart of a diff ------------------------------------------------------------ */
+
+static const char *signed_human(int64_t v, uint64_t unit, char buf[BYTES_HUMAN_MAX + 1])
+{
+	uint64_t mag = (uint64_t)(v < 0 ? -(v + 1) + 1 : v) * unit;
+	buf[0] = v < 0 ? '-' : '+';
+	bytes_human(mag, buf + 1);
+	return buf;
+}
+
+/* Growth to the right of the zero line in red, shrinkage to the left in green, one row each,
+ * the size of the change at the bar's end. */
+void render_svg_delta(const struct table *t, FILE *out)
+{
+	const struct delta_chart *d = t->delta;
+	enum { W = 1000, LABEL_X = 8, ZERO = 620, HALF = 300, ROW_H = 18, TOP = 46 };
+	size_t n = d->max_rows && t->nrows > d->max_rows ? d->max_rows : t->nrows;
+	int64_t max = 0;
+	for (size_t r = 0; r < n; r++) {
+		const struct cell *c = table_cell_c(t, r, d->value_col);
+		int64_t v = c->kind == CELL_I64 ? c->i : 0;
+		max = v > max ? v : -v > max ? -v : max;
+	}
+	char *title = n < t->nrows ? xasprintf("%s: the %zu largest of %zu", d->title, n, t->nrows)
+				   : xasprintf("%s: all %zu", d->title, t->nrows);
+	double height = TOP + (double)(n ? n : 1) * ROW_H + 10;
+	svg_open(W, height, title, false, out);
+	fprintf(out, "<text x=\"%d\" y=\"18\" font-size=\"14\" font-weight=\"bold\">", LABEL_X);
+	render_xml_escaped(title, out);
+	fprintf(out, "</text>\n<text x=\"%d\" y=\"38\" text-anchor=\"end\" fill=\"#2ca02c\">\xe2\x97\x80 shrank</text>"
+		"<text x=\"%d\" y=\"38\" fill=\"#d62728\">grew \xe2\x96\xb6</text>\n"
+		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.0f\" stroke=\"#333\"/>\n",
+		ZERO - 6, ZERO + 6, ZERO, TOP - 4, ZERO, height - 6);
+	char buf[RENDER_NUM_MAX], sub[RENDER_NUM_MAX], h[BYTES_HUMAN_MAX + 1];
+	for (size_t r = 0; r < n; r++) {
+		const struct cell *c = table_cell_c(t, r, d->value_col), *lc = table_cell_c(t, r, d->label_col);
+		int64_t v = c->kind == CELL_I64 ? c->i : 0;
+		const char *label = lc->kind == CELL_STR && lc->s ? lc->s
+				    : render_cell_number(t, d->label_col, lc, buf, FLOAT_HUMAN);
+		char *full = NULL;
+		if (d->sublabel && d->sublabel_col < t->ncols) {
+			const struct cell *sc = table_cell_c(t, r, d->sublabel_col);
+			full = xasprintf("%s (%s)", label ? label : "-", sc->kind == CELL_STR && sc->s ? sc->s
+					 : render_cell_number(t, d->sublabel_col, sc, sub, FLOAT_HUMAN));
+			label = full;
+		}
+		double y = TOP + (double)r * ROW_H, w = max ? (double)(v < 0 ? -v : v) / (double)max * HALF : 0;
+		const char *shown = axis_label(label ? label : "-");
+		size_t len = utf8_prefix(shown, 40, NULL);
+		fputs("<g><title>", out);
+		render_xml_escaped(label ? label : "-", out);
+		fprintf(out, ": %s</title><text x=\"%d\" y=\"%.0f\" font-size=\"11\">", signed_human(v, d->unit_bytes, h),
+			LABEL_X, y + 12);
+		render_xml_escaped_n(shown, len, out);
+		if (shown[len])
+			fputs("\xe2\x80\xa6", out);
+		fputs("</text>", out);
+		fprintf(out, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\"%s>%s</text></g>\n",
+			v < 0 ? ZERO - w : ZERO, y + 3, w, v < 0 ? "#2ca02c" : "#d62728",
+			v < 0 ? ZERO - w - 4 : ZERO + w + 4, y + 13, v < 0 ? " text-anchor=\"end\"" : "",
+			signed_human(v, d->unit_bytes, h));
+		free(full);
+	}
+	if (n == 0)
+		fprintf(out, "<text x=\"%d\" y=\"%d\">(nothing changed)</text>\n", LABEL_X, TOP + 12);
+	fputs("</svg>\n", out);
+	free(title);
+}

@@ -75,6 +75,17 @@ struct chart {
 	struct chart_series series[16];
 };
 
+/* A change chart (diff): one horizontal bar per row from a zero line, growth right, shrinkage
+ * left, the first max_rows rows (the table sorted by the size of the change). */
+struct delta_chart {
+	const char *title;
+	size_t label_col, value_col; /* value: CELL_I64 in units of unit_bytes */
+	bool sublabel;               /* label "LABEL (SUBLABEL)" */
+	size_t sublabel_col;
+	uint64_t unit_bytes;         /* 1024 for a KiB column */
+	size_t max_rows;
+};
+
 /* Line charts (the working set over time, wss ref vs est): x ascending per series. The
  * renderer draws at most a few points per pixel column (first, min, max, last of the points
  * that fall in it), so a series of a million samples keeps its peaks and stays small. */
@@ -153,6 +164,7 @@ struct table {
 	struct cell *cells; /* row-major, nrows * ncols */
 	struct chart *chart; /* NULL if the table has no chart */
 	struct line_chart *lines; /* NULL if the table has no line chart */
+	struct delta_chart *delta; /* NULL if the table has no change chart */
 	struct frame_map *fmap;   /* NULL if the table has no frame map */
 	/* A tree in preorder (the alloc tree): text and HTML indent the string cell of
 	 * tree_label_col by the U64 depth in tree_depth_col; CSV and JSON stay flat. */
@@ -169,6 +181,8 @@ struct report {
 	/* A report from a database of snapshots (pagesleuth db): the database it queried. The
 	 * renderers then show it, the query and the time instead of one snapshot's identity. */
 	char *database, *query;
+	/* A diff: what A and B are (file and snapshot); the identity above is B's. */
+	char *diff_a, *diff_b;
 	uint32_t page_size;
 	uint64_t snapshot_seq, snapshots;
 	bool partial;       /* any input was incomplete */
