@@ -241,7 +241,7 @@ static void put_map(const struct table *t, uint32_t page_size, FILE *out)
 	for (size_t first = 0, end; first < t->nrows; first = end) {
 		end = render_map_group_end(t, first);
 		render_map_group_stats(t, first, end, &vmas, &pages, &resident, &swapped);
-		fprintf(out, "<details class=\"map\"%s><summary><strong>", first == open_first ? " open" : "");
+		fprintf(out, "<details class=\"map\"%s><summary><strong>", first == open_first ? " open=\"open\"" : "");
 		render_xml_escaped(render_map_str(t, first, MAP_COL_GROUP), out);
 		fprintf(out, "</strong>: %s resident of %s mapped in %" PRIu64 " VMA%s", 
 			bytes_human(resident * page_size, b1), bytes_human(pages * page_size, b2), vmas,

@@ -293,7 +293,7 @@ void render_svg_chart(const struct table *t, bool standalone, FILE *out)
 		/* the label: the file name of a path, the start of a long one (all of it on hover) */
 		const char *shown = axis_label(label);
 		size_t len = utf8_prefix(shown, CHART_LABEL_CHARS, NULL);
-		fprintf(out, "<g><text x=\"%d\" y=\"%.1f\" font-size=\"11\"><title>", CHART_LABEL_X, by + 10);
+		fprintf(out, "<g class=\"bar\"><text x=\"%d\" y=\"%.1f\" font-size=\"11\"><title>", CHART_LABEL_X, by + 10);
 		render_xml_escaped(label, out);
 		fputs("</title>", out);
 		render_xml_escaped_n(shown, len, out);
@@ -993,7 +993,11 @@ static void overview_panel(const struct table *t, const char *what, const char *
 		const char *name = nm->kind == CELL_STR && nm->s ? nm->s : "?";
 		const char *label = axis_label(name);
 		size_t len = utf8_prefix(label, 30, NULL);
-		fprintf(out, "<g><title>");
+		/* the exact sizes for programs (the report's tests): data-pss, data-uss in bytes */
+		fprintf(out, "<g class=\"%s\"", what);
+		if (known)
+			fprintf(out, " data-pss=\"%" PRIu64 "\" data-uss=\"%" PRIu64 "\"", pss, uss);
+		fputs("><title>", out);
 		render_xml_escaped(name, out);
 		if (known)
 			fprintf(out, ": PSS %s, of it USS (its own pages) %s", bytes_human(pss, pss_h),
@@ -1318,7 +1322,7 @@ void render_svg_delta(const struct table *t, FILE *out)
 		double y = TOP + (double)r * ROW_H, w = max ? (double)(v < 0 ? -v : v) / (double)max * HALF : 0;
 		const char *shown = axis_label(label ? label : "-");
 		size_t len = utf8_prefix(shown, 40, NULL);
-		fputs("<g><title>", out);
+		fputs("<g class=\"bar\"><title>", out);
 		render_xml_escaped(label ? label : "-", out);
 		fprintf(out, ": %s</title><text x=\"%d\" y=\"%.0f\" font-size=\"11\">", signed_human(v, d->unit_bytes, h),
 			LABEL_X, y + 12);
