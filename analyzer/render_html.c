@@ -333,7 +333,6 @@ int render_html(const struct report *r, FILE *out)
 		render_xml_escaped(r->headline, out);
 		fputs("</strong></p>\n", out);
 	}
-	put_glance(r, out);
 	if (r->partial) {
 		fputs("<div class=\"partial\" role=\"alert\"><strong>PARTIAL:</strong> the input was "
 		      "incomplete; the numbers below are NOT complete.\n<ul>\n", out);
@@ -342,6 +341,7 @@ int render_html(const struct report *r, FILE *out)
 		put_lines_as_items(r->partial_why, out);
 		fputs("</ul></div>\n", out);
 	}
+	put_glance(r, out); /* after the PARTIAL banner: the numbers are read knowing it */
 	size_t nwarnings = count_lines(r->warnings);
 	if (nwarnings) {
 		fprintf(out, "<details class=\"warnings\"><summary>%zu warning%s</summary><ul>\n",
