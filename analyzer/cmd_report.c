@@ -230,7 +230,7 @@ static int write_svgs(const struct report *r, const char *dir)
 				free(err);
 			} else {
 				errno = 0;
-				rc = render_commit(&af, path, render_map_svg(t, first, af.fp));
+				rc = render_commit(&af, path, render_map_svg(t, first, r->page_size, af.fp));
 			}
 			free(path);
 			if (rc < 0)

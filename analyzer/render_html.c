@@ -230,26 +230,33 @@ static void put_map(const struct table *t, uint32_t page_size, FILE *out)
 	if (t->nrows == 0)
 		fputs("<p>(no rows)</p>\n", out);
 	size_t open_first = SIZE_MAX;
-	uint64_t most = 0, vmas, pages, resident, swapped;
+	uint64_t most = 0;
+	struct map_group_stats st;
 	for (size_t first = 0; first < t->nrows; first = render_map_group_end(t, first)) {
-		render_map_group_stats(t, first, render_map_group_end(t, first), &vmas, &pages,
-				       &resident, &swapped);
+		render_map_group_stats(t, first, render_map_group_end(t, first), &st);
+		uint64_t resident = st.union_pages ? st.union_resident : st.resident;
 		if (open_first == SIZE_MAX || resident > most)
 			open_first = first, most = resident;
 	}
 	char b1[BYTES_HUMAN_MAX], b2[BYTES_HUMAN_MAX];
 	for (size_t first = 0, end; first < t->nrows; first = end) {
 		end = render_map_group_end(t, first);
-		render_map_group_stats(t, first, end, &vmas, &pages, &resident, &swapped);
+		render_map_group_stats(t, first, end, &st);
 		fprintf(out, "<details class=\"map\"%s><summary><strong>", first == open_first ? " open=\"open\"" : "");
 		render_xml_escaped(render_map_str(t, first, MAP_COL_GROUP), out);
-		fprintf(out, "</strong>: %s resident of %s mapped in %" PRIu64 " VMA%s", 
-			bytes_human(resident * page_size, b1), bytes_human(pages * page_size, b2), vmas,
-			vmas == 1 ? "" : "s");
-		if (swapped)
-			fprintf(out, ", %s swapped", bytes_human(swapped * page_size, b1));
+		if (st.union_pages) /* a unit: its file pages resident in any process, then the sum */
+			fprintf(out, "</strong>: %s of its file pages resident (in any process), "
+				"%s summed over its processes' %" PRIu64 " VMA%s",
+				bytes_human(st.union_resident * page_size, b1),
+				bytes_human(st.resident * page_size, b2), st.vmas, st.vmas == 1 ? "" : "s");
+		else
+			fprintf(out, "</strong>: %s resident of %s mapped in %" PRIu64 " VMA%s",
+				bytes_human(st.resident * page_size, b1), bytes_human(st.pages * page_size, b2),
+				st.vmas, st.vmas == 1 ? "" : "s");
+		if (st.swapped)
+			fprintf(out, ", %s swapped", bytes_human(st.swapped * page_size, b1));
 		fputs("</summary>\n<div class=\"scroll\">", out);
-		render_svg_map_strips(t, first, end, page_size, out);
+		render_svg_map_strips(t, first, end, page_size, false, out);
 		fputs("</div>\n<details><summary>text form (64 pages per line)</summary><pre>", out);
 		/* The text renderer's form, escaped for HTML; one group at a time keeps memory small. */
 		char *text = NULL;

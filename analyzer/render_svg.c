@@ -6,11 +6,12 @@
  * series name; the virtual sizes in a second panel on a scale of their own (a 1.6 GB
  * reservation would flatten every resident bar on a shared axis); the number at each bar's
  * end; a <title> tooltip on every segment and label. 1090 px wide, 18 px a row.
- * render_map_svg: one group of a STYLE_MAP table; a 4x4 px cell per page, 64 per line, runs of
- * equal map characters drawn as one stroke, one <path> per colour and VMA; colour by character: '1'..'9' a sequential
- * scale, '#' red, '.' light grey, 's' pink, ' ' nothing, '?' orange, anything else magenta
- * (so a new character shows up instead of vanishing); a text label per VMA; collapsed
- * rows drawn as a thin gap with "... n empty lines" text.
+ * render_map_svg / render_svg_map_strips: one group of a STYLE_MAP table (a process, a unit)
+ * as one strip per VMA: 4 px a page, or the VMA squeezed into 640 px columns, each column
+ * filled from the bottom as far as its pages are resident and coloured by the map character
+ * most of them have ('1'..'9' a sequential scale, '#' red, '.' light grey, 's' pink, '?'
+ * orange, anything else magenta, so a new character shows up instead of vanishing); the
+ * VMA's label and size on the left, the numbers on hover.
  * All text goes through render_xml_escaped, so the output is well-formed XML for any input.
  */
 #include "render_common.h"
@@ -642,29 +643,6 @@ struct path_data {
 	size_t len, cap;
 };
 
-static void path_add_run(struct path_data *p, size_t x, double y, size_t width)
-{
-	char run[64];
-	int n = snprintf(run, sizeof run, "M%zu %.0fh%zu", x, y, width);
-	if (p->len + (size_t)n + 1 > p->cap) {
-		p->cap = (p->len + (size_t)n + 1) * 2;
-		p->text = xrealloc(p->text, p->cap);
-	}
-	memcpy(p->text + p->len, run, (size_t)n + 1);
-	p->len += (size_t)n;
-}
-
-static void paths_flush(struct path_data paths[MAP_NCOLOURS], FILE *out)
-{
-	for (size_t c = 0; c < MAP_NCOLOURS; c++) {
-		if (!paths[c].len)
-			continue;
-		fprintf(out, "<path fill=\"none\" shape-rendering=\"crispEdges\" stroke-width=\"%d\" stroke=\"%s\" d=\"%s\"/>\n",
-			MAP_CELL, map_colours[c], paths[c].text);
-		paths[c].len = 0;
-	}
-}
-
 static void vma_label(const struct table *t, size_t row, FILE *out)
 {
 	render_xml_escaped(render_map_str(t, row, MAP_COL_VMA), out);
@@ -676,18 +654,6 @@ static void vma_label(const struct table *t, size_t row, FILE *out)
 			render_xml_escaped(s, out);
 		}
 	}
-}
-
-static size_t vma_label_chars(const struct table *t, size_t row)
-{
-	size_t n = utf8_chars(render_map_str(t, row, MAP_COL_VMA));
-	static const enum map_col fields[] = { MAP_COL_FLAGS, MAP_COL_KIND, MAP_COL_UNIT };
-	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-		const char *s = render_map_str(t, row, fields[i]);
-		if (*s)
-			n += 2 + utf8_chars(s);
-	}
-	return n;
 }
 
 /* Rows of [first, end) that belong to first's group: render_map_svg may be given a group whose
@@ -703,120 +669,14 @@ static bool new_vma(const struct table *t, size_t prev, size_t row)
 	       strcmp(render_map_str(t, row, MAP_COL_VMA), render_map_str(t, prev, MAP_COL_VMA)) != 0;
 }
 
-void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool standalone,
-			 FILE *out)
-{
-	const char *group = first < end ? render_map_str(t, first, MAP_COL_GROUP) : "";
-	/* Pass 1: the size. */
-	double height = MAP_TOP, text_w = 6.6 * (double)utf8_chars(group) + 20;
-	for (size_t r = first, prev = SIZE_MAX; r < end; r++) {
-		if (!in_group(t, group, r))
-			continue;
-		if (new_vma(t, prev, r)) {
-			height += (prev != SIZE_MAX ? MAP_VMA_GAP : 0) + MAP_VMA_H;
-			text_w = fmax(text_w, 6.1 * (double)vma_label_chars(t, r) + 2 * MAP_LEFT);
-		}
-		height += render_map_u64(t, r, MAP_COL_SKIP) ? MAP_SKIP_H : MAP_CELL;
-		prev = r;
-	}
-	height += first < end ? 10 : 24;
-	double width = fmax(fmax(MAP_MIN_W, 2 * MAP_LEFT + MAP_CELL * MAP_LINE_PAGES), text_w);
-	width = fmax(width, MAP_LEGEND_W);
-
-	svg_open(width, height, group, standalone, out);
-	fprintf(out, "<text x=\"%d\" y=\"18\" font-size=\"13\" font-weight=\"bold\">", MAP_LEFT);
-	render_xml_escaped(group, out);
-	fputs("</text>\n<g class=\"legend\" font-size=\"9\">", out);
-	/* The characters of an_resmap.c: mapcount 1-9, '#' 10 or more, '.' no physical page,
-	 * 's' swapped out, '?' unknown. */
-	static const struct {
-		char ch;
-		const char *label;
-	} legend[] = {
-		{ '1', "1" }, { '2', "2" }, { '3', "3" }, { '4', "4" }, { '5', "5" }, { '6', "6" },
-		{ '7', "7" }, { '8', "8" }, { '9', "9 mappings" }, { '#', "10+" },
-		{ '.', "not resident" }, { 's', "swapped" }, { '?', "unknown" },
-	};
-	double lx = MAP_LEFT;
-	for (size_t i = 0; i < sizeof legend / sizeof *legend; i++) {
-		fprintf(out, "<rect x=\"%.0f\" y=\"27\" width=\"8\" height=\"8\" fill=\"%s\"/>"
-			"<text x=\"%.0f\" y=\"35\">%s</text>",
-			lx, map_colours[map_colour_index((unsigned char)legend[i].ch)], lx + 10,
-			legend[i].label);
-		lx += 10 + 5.3 * (double)strlen(legend[i].label) + 8;
-	}
-	fprintf(out, "<text x=\"%d\" y=\"47\">one cell per page, %d pages per line</text></g>\n",
-		MAP_LEFT, MAP_LINE_PAGES);
-
-	/* Pass 2: the picture. */
-	/* A run of pages of one colour is a stroke of width MAP_CELL along the line's middle,
-	 * and a VMA's runs of one colour are one <path>: about 10 bytes a run where a <rect>
-	 * would take 60, which matters for a report of a few hundred processes. */
-	struct path_data paths[MAP_NCOLOURS] = { { 0 } };
-	double y = MAP_TOP;
-	size_t prev = SIZE_MAX;
-	for (size_t r = first; r < end; r++) {
-		if (!in_group(t, group, r))
-			continue;
-		if (new_vma(t, prev, r)) {
-			if (prev != SIZE_MAX) {
-				paths_flush(paths, out);
-				fputs("</g>\n", out);
-			}
-			y += prev != SIZE_MAX ? MAP_VMA_GAP : 0;
-			fputs("<g><title>", out);
-			vma_label(t, r, out);
-			fprintf(out, "</title><text x=\"%d\" y=\"%.0f\" font-family=\"monospace\" "
-				"font-size=\"10\" xml:space=\"preserve\">", MAP_LEFT, y + 11);
-			vma_label(t, r, out);
-			fputs("</text>\n", out);
-			y += MAP_VMA_H;
-		}
-		prev = r;
-		uint64_t skip = render_map_u64(t, r, MAP_COL_SKIP);
-		if (skip) {
-			/* n identical lines: empty (map "") or one character repeated. */
-			const char *rep = render_map_str(t, r, MAP_COL_MAP);
-			fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-size=\"8\" fill=\"#666\">"
-				"\xe2\x80\xa6 %" PRIu64 " %s line%s (%" PRIu64 " pages)</text>\n",
-				MAP_LEFT + 4, y + 9, skip, *rep ? "full" : "empty", skip == 1 ? "" : "s",
-				skip * MAP_LINE_PAGES);
-			if (*rep && map_colour_index((unsigned char)*rep) >= 0)
-				path_add_run(&paths[map_colour_index((unsigned char)*rep)], MAP_LEFT + 200,
-					     y + 6, MAP_CELL * MAP_LINE_PAGES - 200);
-			y += MAP_SKIP_H;
-			continue;
-		}
-		const unsigned char *map = (const unsigned char *)render_map_str(t, r, MAP_COL_MAP);
-		size_t len = strnlen((const char *)map, MAP_LINE_PAGES);
-		for (size_t i = 0, j; i < len; i = j) {
-			for (j = i + 1; j < len && map[j] == map[i]; j++)
-				;
-			int colour = map_colour_index(map[i]);
-			if (colour >= 0)
-				path_add_run(&paths[colour], MAP_LEFT + i * MAP_CELL, y + MAP_CELL / 2.0,
-					     (j - i) * MAP_CELL);
-		}
-		y += MAP_CELL;
-	}
-	if (prev != SIZE_MAX) {
-		paths_flush(paths, out);
-		fputs("</g>\n", out);
-	}
-	for (size_t c = 0; c < MAP_NCOLOURS; c++)
-		free(paths[c].text);
-	if (first == end)
-		fprintf(out, "<text x=\"%d\" y=\"%d\">(no pages)</text>\n", MAP_LEFT, MAP_TOP + 12);
-	fputs("</svg>\n", out);
-}
-
-int render_map_svg(const struct table *t, size_t first, FILE *out)
+int render_map_svg(const struct table *t, size_t first, uint32_t page_size, FILE *out)
 {
 	if (t->style != STYLE_MAP || first >= t->nrows) {
 		errno = EINVAL;
 		return -1;
 	}
-	render_svg_map_rows(t, first, render_map_group_end(t, first), true, out);
+	render_svg_map_strips(t, first, render_map_group_end(t, first), page_size ? page_size : 4096,
+			      true, out);
 	return render_finish(out);
 }
 
@@ -1105,25 +965,31 @@ static size_t vma_runs_read(const struct table *t, const char *group, size_t r, 
 			vma_runs_add(v, *map ? *map : '.', skip * MAP_LINE_PAGES);
 			continue;
 		}
-		for (size_t i = 0, len = strlen((const char *)map); i < len; i++)
+		/* a line holds at most MAP_LINE_PAGES pages (an_resmap.c); more is not drawn */
+		for (size_t i = 0, len = strnlen((const char *)map, MAP_LINE_PAGES); i < len; i++)
 			vma_runs_add(v, map[i], 1);
 	}
 	return r;
 }
 
-void render_map_group_stats(const struct table *t, size_t first, size_t end, uint64_t *vmas,
-			    uint64_t *pages, uint64_t *resident, uint64_t *swapped)
+void render_map_group_stats(const struct table *t, size_t first, size_t end,
+			    struct map_group_stats *st)
 {
 	const char *group = first < end ? render_map_str(t, first, MAP_COL_GROUP) : "";
 	struct vma_runs v = { 0 };
-	*vmas = *pages = *resident = *swapped = 0;
+	memset(st, 0, sizeof *st);
 	for (size_t r = first; r < end;) {
 		if (!in_group(t, group, r)) {
 			r++;
 			continue;
 		}
+		bool is_union = strcmp(render_map_str(t, r, MAP_COL_KIND), "union") == 0;
 		r = vma_runs_read(t, group, r, end, &v);
-		++*vmas, *pages += v.pages, *resident += v.resident, *swapped += v.swapped;
+		if (is_union) {
+			st->union_pages += v.pages, st->union_resident += v.resident;
+			continue;
+		}
+		st->vmas++, st->pages += v.pages, st->resident += v.resident, st->swapped += v.swapped;
 	}
 	free(v.run);
 }
@@ -1201,13 +1067,13 @@ static void strip_draw(const struct vma_runs *v, double y, FILE *out)
 }
 
 void render_svg_map_strips(const struct table *t, size_t first, size_t end, uint32_t page_size,
-			   FILE *out)
+			   bool standalone, FILE *out)
 {
 	const char *group = first < end ? render_map_str(t, first, MAP_COL_GROUP) : "";
-	uint64_t nvmas, pages, resident, swapped;
-	render_map_group_stats(t, first, end, &nvmas, &pages, &resident, &swapped);
-	double height = STRIP_TOP + (double)nvmas * STRIP_ROW_H + 8;
-	svg_open(STRIP_X + STRIP_W + 12, height, group, false, out);
+	struct map_group_stats st;
+	render_map_group_stats(t, first, end, &st);
+	double height = STRIP_TOP + (double)(st.vmas + (st.union_pages > 0)) * STRIP_ROW_H + 8;
+	svg_open(STRIP_X + STRIP_W + 12, height, group, standalone, out);
 	/* legend: the characters of an_resmap.c */
 	static const struct {
 		char ch;
@@ -1224,9 +1090,14 @@ void render_svg_map_strips(const struct table *t, size_t first, size_t end, uint
 			lx, map_colours[map_colour_index((unsigned char)legend[i].ch)], lx + 12, legend[i].label);
 		lx += 12 + 5.8 * (double)strlen(legend[i].label) + 10;
 	}
-	fprintf(out, "<text x=\"%d\" y=\"28\">one row per VMA: %d px a page, or the VMA squeezed into %d px, "
-		"each column filled as far as its pages are resident (hover: the numbers)</text>",
-		STRIP_LABEL_X, STRIP_MAX_CELL, STRIP_W);
+	if (st.union_pages)
+		fprintf(out, "<text x=\"%d\" y=\"28\">one row per VMA (%d px a page, or squeezed into %d px; "
+			"filled as far as resident); the first row (union): each page of the file, coloured by "
+			"the number of processes it is resident in</text>", STRIP_LABEL_X, STRIP_MAX_CELL, STRIP_W);
+	else
+		fprintf(out, "<text x=\"%d\" y=\"28\">one row per VMA: %d px a page, or the VMA squeezed into "
+			"%d px, each column filled as far as its pages are resident (hover: the numbers)</text>",
+			STRIP_LABEL_X, STRIP_MAX_CELL, STRIP_W);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">VMA  flags  kind  unit</text>"
 		"<text x=\"%d\" y=\"%d\" font-weight=\"bold\" text-anchor=\"end\">size</text>"
 		"<text x=\"%d\" y=\"%d\" font-weight=\"bold\">resident pages, from the VMA's start</text></g>\n",

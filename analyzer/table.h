@@ -251,7 +251,7 @@ int render_lines_svg(const struct table *t, FILE *out);
 /* One resident map as SVG: the group whose rows start at row `first` (analyses emit each
  * group's rows together; see render_map_group_end). Returns -1 with errno EINVAL if t is
  * not a STYLE_MAP table or first is out of range. */
-int render_map_svg(const struct table *t, size_t first, FILE *out);
+int render_map_svg(const struct table *t, size_t first, uint32_t page_size, FILE *out);
 /* The row after the last one of the group that starts at row `first` of a STYLE_MAP table. */
 size_t render_map_group_end(const struct table *t, size_t first);
 
