@@ -10,7 +10,8 @@
 # - structure: the top-N charts have min(N, rows) bars and say so in their title; every
 #   process has a resident-map <details>; well-formed XML (xmllint).
 # - examples/debian12-live.rec.zst (12 processes) in headless Chromium: the page is at most
-#   15000 px high (it was 37,220), the first screen shows the overview bars, a 1280x900
+#   15000 px high (it was 37,220), the first screen shows the overview bars, a long table
+#   scrolls in its box with its header row on top (sticky), a 1280x900
 #   screenshot is written and is not blank; the allocation tree of trace-example sorts as a
 #   tree and folds. Without chromium those checks are skipped (said so), the rest run.
 # - diff --html: a change chart per changed table, its bars = min(25, rows).
@@ -170,6 +171,12 @@ else
 	echo "  debian12-live in Chromium: $got"
 	[ -n "$h" ] && [ "$h" -le 15000 ] || fail "debian12-live: page height '$h' px (at most 15000 for 12 processes)"
 	[ -n "$gtop" ] && [ "$gtop" -lt 500 ] || fail "debian12-live: the overview bars start at '$gtop' px (the first screen: under 500)"
+	# a long table scrolls in its box, its header row staying at the box's top (sticky)
+	sed 's#</body>#<script>var out="none";document.querySelectorAll("div.tablebox").forEach(function(b){if(out!=="none"||b.scrollHeight<=b.clientHeight+50)return;b.scrollTop=300;var th=b.querySelector("th");out=b.clientHeight+":"+b.scrollHeight+":"+Math.round(th.getBoundingClientRect().top-b.getBoundingClientRect().top);});document.title="S="+out;</script></body>#' \
+		"$T/deb.html" >"$T/deb-s.html"
+	sticky=$(chrome --dump-dom "file://$T/deb-s.html" | grep -o '<title>S=[^<]*' | cut -c10-)
+	echo "  debian12-live: a table box (height:content:header's offset after scrolling 300 px) $sticky"
+	case $sticky in *:*:0) ;; *) fail "debian12-live: no table box scrolls with its header on top ('$sticky')" ;; esac
 	chrome --screenshot="$T/deb.png" "file://$T/deb.html" >/dev/null
 	python3 - "$T/deb.png" <<'PY' || fail "debian12-live: the screenshot is missing or blank"
 import struct, sys, zlib
