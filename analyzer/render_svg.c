@@ -1073,7 +1073,13 @@ void render_svg_map_strips(const struct table *t, size_t first, size_t end, uint
 	struct map_group_stats st;
 	render_map_group_stats(t, first, end, &st);
 	double height = STRIP_TOP + (double)(st.vmas + (st.union_pages > 0)) * STRIP_ROW_H + 8;
-	svg_open(STRIP_X + STRIP_W + 12, height, group, standalone, out);
+	/* a file of its own names its group (in the HTML report the line above it does) */
+	svg_open(STRIP_X + STRIP_W + 12, height + (standalone ? 24 : 0), group, standalone, out);
+	if (standalone) {
+		fprintf(out, "<text x=\"%d\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", STRIP_LABEL_X);
+		render_xml_escaped(group, out);
+		fputs("</text>\n<g transform=\"translate(0 24)\">\n", out);
+	}
 	/* legend: the characters of an_resmap.c */
 	static const struct {
 		char ch;
@@ -1141,7 +1147,7 @@ void render_svg_map_strips(const struct table *t, size_t first, size_t end, uint
 	free(v.run);
 	if (first == end)
 		fprintf(out, "<text x=\"%d\" y=\"%d\">(no pages)</text>\n", STRIP_LABEL_X, STRIP_TOP + 12);
-	fputs("</svg>\n", out);
+	fputs(standalone ? "</g>\n</svg>\n" : "</svg>\n", out);
 }
 
 /* ---- the change chart of a diff ------------------------------------------------------------ */
