@@ -25,13 +25,13 @@ HDRS         := $(wildcard lib/*.h analyzer/*.h cli/*.h live/*.h walker/*.h core
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 # libkdumpfile: dump formats; libdeflate: kdump pages inflated fast; libelf/libdw: vmlinux DWARF and ELF details; libbpf: BTF;
 # sqlite3 and libpq: the snapshot database's two backends; zstd and zlib: compressed records.
-LDLIBS       := -lkdumpfile -ldeflate -ldw -lelf -lbpf -lsqlite3 -lpq -lzstd -lz -lm -lpthread
+LDLIBS       := -lkdumpfile -ldeflate -ldw -lelf -lbpf -lsqlite3 -lzstd -lz -lm -lpthread
 # B: build directory (helpers building in parallel use B=/tmp/something).
 B            ?= build
 
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 
-.PHONY: all asan test check deps fixtures bench bench-db bench-dump fuzz fuzz-dumps clean report-demo crash-ext crash-cross install uninstall man
+.PHONY: all asan test check deps fixtures bench bench-db bench-dump fuzz fuzz-inputs fuzz-dumps clean report-demo crash-ext crash-cross install uninstall man
 all: $(B)/pagesleuth $(B)/libpagesleuth.a $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 asan: $(B)-asan/pagesleuth $(patsubst tests/unit/%.c,$(B)-asan/tests/%,$(UNIT_SRC))
 
@@ -65,6 +65,19 @@ $(B)/fuzz/%: fuzz/%.c $(LIB_SRC) $(WALKER_SRC) $(HDRS) $(wildcard fuzz/*.h)
 $(B)/fuzz/fuzz_trace: fuzz/fuzz_trace.c $(LIB_SRC) $(ANALYZER_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
 	clang $(BASE) -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(LIB_SRC) $(ANALYZER_SRC) $(LDLIBS) -o $@
+
+# The dump readers' first contact with a file, on real fixture dumps.
+$(B)/fuzz/fuzz_dump_header: fuzz/fuzz_dump_header.c $(LIB_SRC) $(WALKER_SRC) $(COREDUMP_SRC) $(HDRS) $(wildcard fuzz/*.h)
+	@mkdir -p $(dir $@)
+	clang $(BASE) -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(LIB_SRC) $(WALKER_SRC) $(COREDUMP_SRC) $(LDLIBS) -o $@
+# The small inputs a user hands over: allocation rules files, Lackey traces (the converter
+# as the CLI runs it), and type information (BTF, profiles, System.map).
+$(B)/fuzz/fuzz_rules: fuzz/fuzz_rules.c trace/alloc_rules.c $(HDRS)
+	@mkdir -p $(dir $@)
+	clang $(BASE) -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< trace/alloc_rules.c -o $@
+$(B)/fuzz/fuzz_lackey: fuzz/fuzz_lackey.c $(LIB_SRC) $(TRACE_SRC) $(HDRS) $(wildcard fuzz/*.h)
+	@mkdir -p $(dir $@)
+	clang $(BASE) -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $< $(LIB_SRC) $(TRACE_SRC) $(LDLIBS) -o $@
 
 # ---- crash-ext/: pagesleuth.so for crash (`extend pagesleuth.so`) -------------------------
 # Built against one crash's defs.h (crash's structures move between versions; the library
@@ -149,6 +162,13 @@ fixtures:
 
 fuzz:
 	./fuzz/run.sh $(or $(SECONDS),300)
+
+# Rules files, Lackey traces, profiles, System.map, BTF and dump headers, SECONDS (default 300) each, the
+# corpora kept in build/fuzz-corpus/ so that a campaign resumes where the last one ended.
+fuzz-inputs:
+	for k in rules lackey profile sysmap btf dump-headers; do \
+		PAGESLEUTH_FUZZ_CORPUS=$(CURDIR)/build/fuzz-corpus ./fuzz/inputs.sh $$k $(or $(SECONDS),300) || exit 1; \
+	done
 
 # The mutation campaign on the real fixture dumps (tests/tools/mutate_dump.py), SECONDS per
 # dump; findings are kept as recipes in build/fuzz-dumps/.

@@ -77,13 +77,16 @@ static void diff_procs(const struct model *a, const struct model *b, struct repo
 	static const struct column cols[C_N] = {
 		{ "pid", "PID", CELL_U64, false }, { "comm", "COMMAND", CELL_STR, false },
 		{ "status", "STATUS", CELL_STR, false },
-		{ "rss_a_kib", "RSS_A", CELL_U64, false }, { "rss_b_kib", "RSS_B", CELL_U64, false },
-		{ "rss_delta_kib", "RSS+-", CELL_I64, false }, { "pss_delta_kib", "PSS+-", CELL_I64, false },
-		{ "uss_delta_kib", "USS+-", CELL_I64, false }, { "vss_delta_kib", "VSS+-", CELL_I64, false },
-		{ "swap_delta_kib", "SWAP+-", CELL_I64, false }, { "abs_rss_delta_kib", "|RSS+-|", CELL_U64, false },
+		{ "rss_a_kib", "RSS_A", CELL_U64, COL_KIB }, { "rss_b_kib", "RSS_B", CELL_U64, COL_KIB },
+		{ "rss_delta_kib", "RSS_DELTA", CELL_I64, COL_KIB },
+		{ "pss_delta_kib", "PSS_DELTA", CELL_I64, COL_KIB },
+		{ "uss_delta_kib", "USS_DELTA", CELL_I64, COL_KIB },
+		{ "vss_delta_kib", "VSS_DELTA", CELL_I64, COL_KIB },
+		{ "swap_delta_kib", "SWAP_DELTA", CELL_I64, COL_KIB },
+		{ "abs_rss_delta_kib", "RSS_DELTA_ABS", CELL_U64, COL_KIB },
 		{ "pid_a", "PID_A", CELL_U64, false },
 	};
-	struct table *t = table_new("diff-procs", "Per-process change from A to B (KiB)", STYLE_GRID,
+	struct table *t = table_new("diff-procs", "Per-process change from A to B", STYLE_GRID,
 				    C_N, cols);
 	/* Every process of B (new or changed), then those only in A (gone). */
 	const struct proc **match = match_procs(a, b);
@@ -146,7 +149,7 @@ static void kind_totals(const struct model *m, uint64_t rss[PS_KIND_COUNT],
 			const struct vma_info *v = &m->procs[i].vmas[j];
 			rss[v->v.kind] += v->sum.resident;
 			pss[v->v.kind] += v->sum.pss;
-			swap[v->v.kind] += v->sum.swapped;
+			swap[v->v.kind] += model_vma_swap(v);
 		}
 }
 
@@ -155,13 +158,14 @@ static void diff_kinds(const struct model *a, const struct model *b, struct repo
 	enum { C_KIND, C_RSS_A, C_RSS_B, C_RSS_D, C_PSS_D, C_SWAP_D, C_ABS, C_N };
 	static const struct column cols[C_N] = {
 		{ "kind", "KIND", CELL_STR, false },
-		{ "rss_a_kib", "RSS_A", CELL_U64, false }, { "rss_b_kib", "RSS_B", CELL_U64, false },
-		{ "rss_delta_kib", "RSS+-", CELL_I64, false }, { "pss_delta_kib", "PSS+-", CELL_I64, false },
-		{ "swap_delta_kib", "SWAP+-", CELL_I64, false },
-		{ "abs_rss_delta_kib", "|RSS+-|", CELL_U64, false },
+		{ "rss_a_kib", "RSS_A", CELL_U64, COL_KIB }, { "rss_b_kib", "RSS_B", CELL_U64, COL_KIB },
+		{ "rss_delta_kib", "RSS_DELTA", CELL_I64, COL_KIB },
+		{ "pss_delta_kib", "PSS_DELTA", CELL_I64, COL_KIB },
+		{ "swap_delta_kib", "SWAP_DELTA", CELL_I64, COL_KIB },
+		{ "abs_rss_delta_kib", "RSS_DELTA_ABS", CELL_U64, COL_KIB },
 	};
 	struct table *t = table_new("diff-kinds", "Per VMA kind change over all processes from A "
-				    "to B (KiB)", STYLE_GRID, C_N, cols);
+				    "to B", STYLE_GRID, C_N, cols);
 	uint64_t ra[PS_KIND_COUNT], pa[PS_KIND_COUNT], sa[PS_KIND_COUNT];
 	uint64_t rb[PS_KIND_COUNT], pb[PS_KIND_COUNT], sb[PS_KIND_COUNT];
 	kind_totals(a, ra, pa, sa);
@@ -198,12 +202,12 @@ static void diff_units(const struct model *a, const struct model *b, struct repo
 	enum { C_UNIT, C_STATUS, C_PHYS_A, C_PHYS_B, C_PHYS_D, C_ABS, C_N };
 	static const struct column cols[C_N] = {
 		{ "unit", "UNIT", CELL_STR, false }, { "status", "STATUS", CELL_STR, false },
-		{ "phys_a_kib", "PHYS_A", CELL_U64, false }, { "phys_b_kib", "PHYS_B", CELL_U64, false },
-		{ "phys_delta_kib", "PHYS+-", CELL_I64, false },
-		{ "abs_phys_delta_kib", "|PHYS+-|", CELL_U64, false },
+		{ "phys_a_kib", "PHYS_A", CELL_U64, COL_KIB }, { "phys_b_kib", "PHYS_B", CELL_U64, COL_KIB },
+		{ "phys_delta_kib", "PHYS_DELTA", CELL_I64, COL_KIB },
+		{ "abs_phys_delta_kib", "PHYS_DELTA_ABS", CELL_U64, COL_KIB },
 	};
 	struct table *t = table_new("diff-units", "Per-unit change of distinct physical pages "
-				    "from A to B (KiB)", STYLE_GRID, C_N, cols);
+				    "from A to B", STYLE_GRID, C_N, cols);
 	for (int pass = 0; pass < 2; pass++) {
 		const struct model *m = pass ? a : b, *other = pass ? b : a;
 		for (uint32_t u = 0; u < m->nunits; u++) {
@@ -237,10 +241,10 @@ static void diff_total(const struct model *a, const struct model *b, struct repo
 {
 	enum { C_A, C_B, C_D, C_N };
 	static const struct column cols[C_N] = {
-		{ "user_a_kib", "USER_A", CELL_U64, false }, { "user_b_kib", "USER_B", CELL_U64, false },
-		{ "user_delta_kib", "USER+-", CELL_I64, false },
+		{ "user_a_kib", "USER_A", CELL_U64, COL_KIB }, { "user_b_kib", "USER_B", CELL_U64, COL_KIB },
+		{ "user_delta_kib", "USER_DELTA", CELL_I64, COL_KIB },
 	};
-	struct table *t = table_new("diff-total", "Physical memory used by user space, A to B (KiB)",
+	struct table *t = table_new("diff-total", "Physical memory used by user space, A to B",
 				    STYLE_GRID, C_N, cols);
 	size_t row = table_add_row(t);
 	table_set_u64(t, row, C_A, a->pfns.used * a->page_size / 1024);
@@ -256,8 +260,8 @@ static void diff_meminfo(const struct model *a, const struct model *b, struct re
 	enum { C_FIELD, C_A, C_B, C_D, C_ABS, C_N };
 	static const struct column cols[C_N] = {
 		{ "field", "FIELD", CELL_STR, false }, { "a_kb", "A_KB", CELL_U64, false },
-		{ "b_kb", "B_KB", CELL_U64, false }, { "delta_kb", "+-KB", CELL_I64, false },
-		{ "abs_delta_kb", "|+-KB|", CELL_U64, false },
+		{ "b_kb", "B_KB", CELL_U64, false }, { "delta_kb", "DELTA_KB", CELL_I64, false },
+		{ "abs_delta_kb", "DELTA_KB_ABS", CELL_U64, false },
 	};
 	if (!a->ncounters || !b->ncounters)
 		return;
@@ -297,9 +301,10 @@ static void diff_frames(const struct model *a, const struct model *b, struct rep
 {
 	enum { C_WHAT, C_KIND, C_A, C_B, C_D, C_ABS, C_N };
 	static const struct column cols[C_N] = {
-		{ "what", "CLASS OR OWNER", CELL_STR, false }, { "kind", "KIND", CELL_STR, false },
+		{ "what", "CLASS_OR_OWNER", CELL_STR, false }, { "kind", "KIND", CELL_STR, false },
 		{ "a_bytes", "A", CELL_U64, COL_BYTES }, { "b_bytes", "B", CELL_U64, COL_BYTES },
-		{ "delta_bytes", "+-BYTES", CELL_I64, false }, { "abs_delta_bytes", "|+-|", CELL_U64, false },
+		{ "delta_bytes", "DELTA", CELL_I64, COL_BYTES },
+		{ "abs_delta_bytes", "DELTA_ABS", CELL_U64, COL_BYTES },
 	};
 	if (!a->have_frames || !b->have_frames)
 		return;

@@ -9,17 +9,20 @@
  */
 #include "model.h"
 
-enum { MC_PID, MC_COMM, MC_VMA, MC_PERM, MC_KIND, MC_UNIT, MC_SINGLE, MC_SHARED, MC_COW,
-       MC_FILE, MC_NCOLS };
+/* the unit (a path) last: the text table shortens it rather than split the counts off */
+enum { MC_PID, MC_COMM, MC_VMA, MC_PERM, MC_KIND, MC_SINGLE, MC_SHARED, MC_COW, MC_FILE,
+       MC_UNIT, MC_NCOLS };
 
 void an_mixed(const struct model *m, struct report *r)
 {
 	static const struct column cols[MC_NCOLS] = {
 		{ "pid", "PID", CELL_U64, false }, { "comm", "COMMAND", CELL_STR, false },
 		{ "vma", "VMA", CELL_STR, false }, { "perm", "PERM", CELL_STR, false },
-		{ "kind", "KIND", CELL_STR, false }, { "unit", "UNIT", CELL_STR, false },
-		{ "single", "SINGLE", CELL_U64, false }, { "shared", "SHARED", CELL_U64, false },
-		{ "cow", "COW", CELL_U64, false }, { "file", "FILE", CELL_U64, false },
+		{ "kind", "KIND", CELL_STR, false },
+		{ "single_pages", "SINGLE", CELL_U64, COL_PAGES },
+		{ "shared_pages", "SHARED", CELL_U64, COL_PAGES },
+		{ "cow_pages", "COW", CELL_U64, COL_PAGES }, { "file_pages", "FILE", CELL_U64, COL_PAGES },
+		{ "unit", "UNIT", CELL_STR, false },
 	};
 	struct table *t = table_new("mixed", "VMAs with both single-use and shared pages, or "
 				    "copy-on-write pages in a file mapping", STYLE_GRID, MC_NCOLS, cols);

@@ -57,7 +57,7 @@ void an_overview(const struct model *m, struct report *r)
 		{ "what", "WHAT", CELL_STR, COL_DEC }, { "name", "NAME", CELL_STR, COL_DEC },
 		{ "pss_bytes", "PSS", CELL_U64, COL_BYTES }, { "rss_bytes", "RSS", CELL_U64, COL_BYTES },
 		{ "uss_bytes", "USS", CELL_U64, COL_BYTES },
-		{ "share_pct", "% PSS", CELL_F64, COL_DEC },
+		{ "share_pct", "PSS_%", CELL_F64, COL_DEC },
 	};
 	struct table *t = table_new("overview", "Where the memory of the processes went", STYLE_GRID,
 				    C_N, cols);

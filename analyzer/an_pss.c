@@ -9,24 +9,36 @@
 #include "model.h"
 #include "xalloc.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 static uint64_t kib(const struct model *m, uint64_t pages) { return pages * m->page_size / 1024; }
 static uint64_t pss_kib(uint64_t pss_shifted) { return (pss_shifted >> PS_PSS_SHIFT) / 1024; }
 
+static void __attribute__((format(printf, 2, 3))) note_add(char **note, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *add = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *joined = xasprintf("%s%s%s", *note ? *note : "", *note ? "; " : "", add);
+	free(*note), free(add);
+	*note = joined;
+}
+
 static void per_process(const struct model *m, struct report *r)
 {
 	enum { C_PID, C_COMM, C_VSS, C_RSS, C_PSS, C_USS, C_SWAP, C_N };
 	static const struct column cols[C_N] = {
 		{ "pid", "PID", CELL_U64, false }, { "comm", "COMMAND", CELL_STR, false },
-		{ "vss_kib", "VSS", CELL_U64, false }, { "rss_kib", "RSS", CELL_U64, false },
-		{ "pss_kib", "PSS", CELL_U64, false }, { "uss_kib", "USS", CELL_U64, false },
-		{ "swap_kib", "SWAP", CELL_U64, false },
+		{ "vss_kib", "VSS", CELL_U64, COL_KIB }, { "rss_kib", "RSS", CELL_U64, COL_KIB },
+		{ "pss_kib", "PSS", CELL_U64, COL_KIB }, { "uss_kib", "USS", CELL_U64, COL_KIB },
+		{ "swap_kib", "SWAP", CELL_U64, COL_KIB },
 	};
-	struct table *t = table_new("pss", "PSS and USS per process (KiB, as smem)", STYLE_GRID,
+	struct table *t = table_new("pss", "PSS and USS per process (as smem)", STYLE_GRID,
 				    C_N, cols);
-	uint64_t unknown = 0, from_sum = 0;
+	uint64_t unknown = 0, from_sum = 0, shmem_swap = 0, shmem_procs = 0, swap_unknown = 0;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct proc *p = &m->procs[i];
 		struct proc_totals tot;
@@ -48,16 +60,34 @@ static void per_process(const struct model *m, struct report *r)
 			table_set_u64(t, row, C_PSS, pss_kib(tot.pss));
 			table_set_u64(t, row, C_USS, kib(m, tot.uss));
 		}
-		table_set_u64(t, row, C_SWAP, kib(m, tot.swap));
+		if (tot.shmem_swap_unknown)
+			swap_unknown++; /* unknown, never a part passed off as the whole */
+		else
+			table_set_u64(t, row, C_SWAP, kib(m, tot.swap));
+		shmem_swap += tot.shmem_swap, shmem_procs += tot.shmem_swap != 0;
 	}
 	table_sort(t, C_PSS, true);
+	char *note = NULL; /* sentences joined by "; " (a table has one note) */
 	if (unknown)
-		table_set_note(t, "mapcounts hidden for %llu pages: PSS and USS of their processes are "
-			       "unknown", (unsigned long long)unknown);
+		note_add(&note, "mapcounts hidden for %llu pages: PSS and USS of their processes are "
+			 "unknown", (unsigned long long)unknown);
 	else if (from_sum)
-		table_set_note(t, "PSS and USS of %llu pages come from smaps (the source saw no "
-			       "mapcounts: a live snapshot without root; kB precision per VMA)",
-			       (unsigned long long)from_sum);
+		note_add(&note, "PSS and USS of %llu pages come from smaps (the source saw no "
+			 "mapcounts: a live snapshot without root; kB precision per VMA)",
+			 (unsigned long long)from_sum);
+	/* Swapped-out shmem has no page-table entry: the source took it from smaps' Swap. */
+	if (shmem_swap)
+		note_add(&note, "SWAP includes %llu KiB of shmem/tmpfs pages swapped out (%llu "
+			 "process%s), from smaps' Swap: pagemap shows no entry for them",
+			 (unsigned long long)kib(m, shmem_swap), (unsigned long long)shmem_procs,
+			 shmem_procs == 1 ? "" : "es");
+	if (swap_unknown)
+		note_add(&note, "SWAP unknown for %llu process%s: whether their shmem/tmpfs mappings "
+			 "had pages swapped out could not be read (smaps unreadable)",
+			 (unsigned long long)swap_unknown, swap_unknown == 1 ? "" : "es");
+	if (note)
+		table_set_note(t, "%s", note);
+	free(note);
 	report_add(r, t);
 }
 
@@ -66,10 +96,10 @@ static void per_object(const struct model *m, struct report *r)
 	enum { C_NAME, C_PROCS, C_VSS, C_RSS, C_PSS, C_USS, C_N };
 	static const struct column cols[C_N] = {
 		{ "object", "OBJECT", CELL_STR, false }, { "procs", "PROCS", CELL_U64, false },
-		{ "vss_kib", "VSS", CELL_U64, false }, { "rss_kib", "RSS", CELL_U64, false },
-		{ "pss_kib", "PSS", CELL_U64, false }, { "uss_kib", "USS", CELL_U64, false },
+		{ "vss_kib", "VSS", CELL_U64, COL_KIB }, { "rss_kib", "RSS", CELL_U64, COL_KIB },
+		{ "pss_kib", "PSS", CELL_U64, COL_KIB }, { "uss_kib", "USS", CELL_U64, COL_KIB },
 	};
-	struct table *t = table_new("librank", "PSS and USS per mapped object (KiB, as librank)",
+	struct table *t = table_new("librank", "PSS and USS per mapped object (as librank)",
 				    STYLE_GRID, C_N, cols);
 	struct mapped_objects mo;
 	model_mapped_objects(m, &mo);
@@ -94,12 +124,12 @@ static void unit_cost(const struct model *m, struct report *r)
 	enum { C_UNIT, C_PROCS, C_PSS, C_CLEAN, C_PRIVATE, C_N };
 	static const struct column cols[C_N] = {
 		{ "unit", "UNIT", CELL_STR, false }, { "procs", "PROCS", CELL_U64, false },
-		{ "pss_kib", "PSS", CELL_U64, false },
-		{ "clean_kib", "CLEAN_SHARED", CELL_U64, false },
-		{ "private_kib", "PRIVATE_COW", CELL_U64, false },
+		{ "pss_kib", "PSS", CELL_U64, COL_KIB },
+		{ "clean_shared_kib", "CLEAN_SHARED", CELL_U64, COL_KIB },
+		{ "private_cow_kib", "PRIVATE_COW", CELL_U64, COL_KIB },
 	};
 	struct table *t = table_new("unit-cost", "Cost per executable unit: clean page cache vs "
-				    "private/copy-on-write pages (KiB, all processes)", STYLE_GRID, C_N, cols);
+				    "private/copy-on-write pages (all processes)", STYLE_GRID, C_N, cols);
 	size_t nu = m->nunits ? m->nunits : 1;
 	uint64_t *pss = xcalloc(nu, sizeof *pss), *clean = xcalloc(nu, sizeof *clean);
 	uint64_t *priv = xcalloc(nu, sizeof *priv), *procs = xcalloc(nu, sizeof *procs);
@@ -130,9 +160,9 @@ static void unit_cost(const struct model *m, struct report *r)
 		table_set_u64(t, row, C_PRIVATE, kib(m, priv[u]));
 	}
 	table_sort(t, C_PSS, true);
-	table_set_note(t, "CLEAN_SHARED and PRIVATE_COW count each process's resident pages (a page "
-		       "cache page mapped by 10 processes counts 10 times), PSS divides every page by "
-		       "its mappers: CLEAN_SHARED can exceed PSS");
+	/* one line that fits the text width: the surprise people ask about */
+	table_set_note(t, "CLEAN_SHARED can exceed PSS: it counts a shared page once per process "
+		       "mapping it, PSS splits it");
 	free(pss), free(clean), free(priv), free(procs), free(last), free(lib);
 	report_add(r, t);
 }

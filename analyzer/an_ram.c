@@ -45,9 +45,9 @@ static void an_ram_table(const struct model *m, struct report *r)
 {
 	static const struct column cols[R_N] = {
 		{ "what", "WHAT", CELL_STR, COL_DEC }, { "bytes", "SIZE", CELL_U64, COL_BYTES },
-		{ "share_pct", "% RAM", CELL_F64, COL_DEC },
+		{ "share_pct", "RAM_%", CELL_F64, COL_DEC },
 		{ "walked_bytes", "WALKED", CELL_U64, COL_BYTES },
-		{ "meminfo", "FROM /proc/meminfo", CELL_STR, COL_DEC },
+		{ "meminfo", "FROM_MEMINFO", CELL_STR, COL_DEC },
 	};
 	bool ok = true;
 	uint64_t total = kb(m, "MemTotal", &ok), free_kb = kb(m, "MemFree", &ok);
@@ -320,9 +320,9 @@ static void an_frames_table(const struct model *m, struct report *r)
 	enum { F_CLASS, F_BYTES, F_SHARE, F_COUNTED, F_DIFF, F_FROM, F_N };
 	static const struct column cols[F_N] = {
 		{ "class", "CLASS", CELL_STR, COL_DEC }, { "bytes", "WALKED", CELL_U64, COL_BYTES },
-		{ "share_pct", "% FRAMES", CELL_F64, COL_DEC },
-		{ "counted_bytes", "KERNEL SAYS", CELL_U64, COL_BYTES },
-		{ "diff_pages", "DIFF (PAGES)", CELL_I64, COL_DEC },
+		{ "share_pct", "FRAMES_%", CELL_F64, COL_DEC },
+		{ "counted_bytes", "KERNEL", CELL_U64, COL_BYTES },
+		{ "diff_pages", "DIFF", CELL_I64, COL_PAGES },
 		{ "counter", "COUNTER", CELL_STR, COL_DEC },
 	};
 	struct table *t = table_new("frames", "Every page frame of RAM by its struct page (the walk), "
@@ -426,7 +426,7 @@ static void an_owner_table(const struct model *m, struct report *r, const char *
 	enum { O_NAME, O_CLASS, O_BYTES, O_SHARE, O_N };
 	const struct column cols[O_N] = {
 		{ "name", what, CELL_STR, COL_DEC }, { "class", "CLASS", CELL_STR, COL_DEC },
-		{ "bytes", "FRAMES", CELL_U64, COL_BYTES }, { "share_pct", "% CLASS", CELL_F64, COL_DEC },
+		{ "bytes", "FRAMES", CELL_U64, COL_BYTES }, { "share_pct", "CLASS_%", CELL_F64, COL_DEC },
 	};
 	uint64_t total = 0;
 	for (int c = 0; c < PS_FC_COUNT; c++)
@@ -483,7 +483,7 @@ static void an_vmallocinfo_table(const struct model *m, struct report *r)
 	enum { V_NAME, V_BYTES, V_SHARE, V_N };
 	const struct column cols[V_N] = {
 		{ "name", "CALLER", CELL_STR, COL_DEC }, { "bytes", "SIZE", CELL_U64, COL_BYTES },
-		{ "share_pct", "% VMALLOC", CELL_F64, COL_DEC },
+		{ "share_pct", "VMALLOC_%", CELL_F64, COL_DEC },
 	};
 	uint64_t total = 0;
 	size_t n = 0;
@@ -518,10 +518,10 @@ static void an_slabinfo_table(const struct model *m, struct report *r)
 {
 	enum { S_NAME, S_BYTES, S_ACTIVE, S_TOTAL, S_USE, S_OBJSIZE, S_PERSLAB, S_PAGES, S_SLABS, S_N };
 	static const struct column cols[S_N] = {
-		{ "name", "CACHE", CELL_STR, COL_DEC }, { "bytes", "SLABS SIZE", CELL_U64, COL_BYTES },
+		{ "name", "CACHE", CELL_STR, COL_DEC }, { "bytes", "SLABS_SIZE", CELL_U64, COL_BYTES },
 		{ "active_objs", "ACTIVE", CELL_U64, COL_DEC }, { "num_objs", "OBJS", CELL_U64, COL_DEC },
-		{ "use_pct", "% USE", CELL_F64, COL_DEC }, { "objsize", "OBJSIZE", CELL_U64, COL_DEC },
-		{ "objperslab", "OBJ/SLAB", CELL_U64, COL_DEC }, { "pagesperslab", "PAGES/SLAB", CELL_U64, COL_DEC },
+		{ "use_pct", "USE_%", CELL_F64, COL_DEC }, { "objsize", "OBJ_BYTES", CELL_U64, COL_DEC },
+		{ "objperslab", "OBJ_PER_SLAB", CELL_U64, COL_DEC }, { "pagesperslab", "PAGES_PER_SLAB", CELL_U64, COL_DEC },
 		{ "num_slabs", "SLABS", CELL_U64, COL_DEC },
 	};
 	if (!m->nslabs)
@@ -557,7 +557,7 @@ void an_ram(const struct model *m, struct report *r)
 	if (m->have_frames) {
 		an_frames_table(m, r);
 		an_owner_table(m, r, "slabs", "Slab caches by the frames their slabs hold (the walk)",
-			       "SLAB CACHE", "slab", 1u << PS_FC_SLAB, 25, "(owner not readable)");
+			       "SLAB_CACHE", "slab", 1u << PS_FC_SLAB, 25, "(owner not readable)");
 		an_owner_table(m, r, "files", "Files in the page cache by their frames, mapped or not (the walk)",
 			       "FILE", "file", 1u << PS_FC_FILE | 1u << PS_FC_SHMEM, 25, "(owner not readable)");
 		an_owner_table(m, r, "vmalloc", "vmalloc by caller (the walk)", "CALLER", "vmalloc", 1u << PS_FC_VMALLOC, 25,

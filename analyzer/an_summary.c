@@ -1,13 +1,15 @@
 /* an_summary.c - analysis 1: per process, pages of each memory type, virtual and resident.
  *
- * Columns: pid comm threads, then <group>_virt <group>_phys for stack, heap_bss, data, text,
- * libdata (data + bss of libraries), libtext, anon, file (data files, shmem), other (vdso),
- * then vss rss. "phys" is resident pages (the process's Rss, per group). The text table
- * shortens the headings: STK.V STK.P HEAP.V ... (V = virtual, P = physical/resident).
+ * Columns: pid comm threads, then <group>_virt_pages <group>_res_pages for stack, heap_bss
+ * (a program's [heap] and .bss), data, text, libdata (data + bss of libraries), libtext,
+ * anon, file (data files, shmem), other (vdso), then vss_pages rss_pages. "res" is resident
+ * pages (the process's Rss, per group). Titles: STACK_V STACK_R HEAP_BSS_V ... (V virtual,
+ * R resident); a note says so.
  */
 #include "model.h"
 #include "xalloc.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,26 +18,29 @@ void an_summary(const struct model *m, struct report *r)
 	enum { C_PID, C_COMM, C_THREADS, C_GROUPS };
 	const size_t ncols = C_GROUPS + 2 * SG_COUNT + 2;
 	struct column *cols = xcalloc(ncols, sizeof *cols);
-	char *names[4 * SG_COUNT]; /* machine names, then short titles for the text table */
-	static const char *const short_names[SG_COUNT] = { "STK", "HEAP", "DATA", "TEXT", "LDAT",
-		"LTXT", "ANON", "FILE", "OTH" };
+	char *names[4 * SG_COUNT]; /* machine names, then the titles */
 	cols[C_PID] = (struct column){ "pid", "PID", CELL_U64, false };
 	cols[C_COMM] = (struct column){ "comm", "COMMAND", CELL_STR, false };
-	cols[C_THREADS] = (struct column){ "threads", "THR", CELL_U64, false };
+	cols[C_THREADS] = (struct column){ "threads", "THREADS", CELL_U64, false };
 	for (int g = 0; g < SG_COUNT; g++) {
-		names[2 * g] = xasprintf("%s_virt", model_summary_group_name(g));
-		names[2 * g + 1] = xasprintf("%s_phys", model_summary_group_name(g));
-		names[2 * SG_COUNT + 2 * g] = xasprintf("%s.V", short_names[g]);
-		names[2 * SG_COUNT + 2 * g + 1] = xasprintf("%s.P", short_names[g]);
+		const char *group = model_summary_group_name(g);
+		names[2 * g] = xasprintf("%s_virt_pages", group);
+		names[2 * g + 1] = xasprintf("%s_res_pages", group);
+		names[2 * SG_COUNT + 2 * g] = xasprintf("%s_V", group);
+		names[2 * SG_COUNT + 2 * g + 1] = xasprintf("%s_R", group);
+		for (char *c = names[2 * SG_COUNT + 2 * g]; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
+		for (char *c = names[2 * SG_COUNT + 2 * g + 1]; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
 		cols[C_GROUPS + 2 * g] = (struct column){ names[2 * g], names[2 * SG_COUNT + 2 * g],
-							  CELL_U64, false };
+							  CELL_U64, COL_PAGES };
 		cols[C_GROUPS + 2 * g + 1] = (struct column){ names[2 * g + 1],
-							      names[2 * SG_COUNT + 2 * g + 1], CELL_U64, false };
+			names[2 * SG_COUNT + 2 * g + 1], CELL_U64, COL_PAGES };
 	}
 	const size_t c_vss = C_GROUPS + 2 * SG_COUNT, c_rss = c_vss + 1;
-	cols[c_vss] = (struct column){ "vss", "VSS", CELL_U64, false };
-	cols[c_rss] = (struct column){ "rss", "RSS", CELL_U64, false };
-	struct table *t = table_new("summary", "Per-process summary (pages; phys = resident)",
+	cols[c_vss] = (struct column){ "vss_pages", "VSS", CELL_U64, COL_PAGES };
+	cols[c_rss] = (struct column){ "rss_pages", "RSS", CELL_U64, COL_PAGES };
+	struct table *t = table_new("summary", "Per-process summary by kind of mapping",
 				    STYLE_GRID, ncols, cols);
 
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -73,9 +78,13 @@ void an_summary(const struct model *m, struct report *r)
 	for (int g = 0; g < SG_COUNT; g++)
 		t->chart->series[g] = (struct chart_series){ model_summary_group_name(g),
 			C_GROUPS + 2 * (size_t)g, C_GROUPS + 2 * (size_t)g + 1 };
+	static const char legend[] = "_V: virtual (mapped), _R: resident; HEAP_BSS: [heap] and the "
+				     "program's .bss; LIBDATA: libraries' data and .bss";
 	if (m->pfn_hidden_pages)
-		table_set_note(t, "resident counts are exact; PFNs were hidden for %llu pages",
-			       (unsigned long long)m->pfn_hidden_pages);
+		table_set_note(t, "%s\nresident counts are exact; PFNs were hidden for %llu pages",
+			       legend, (unsigned long long)m->pfn_hidden_pages);
+	else
+		table_set_note(t, "%s", legend);
 	report_add(r, t);
 	for (int i = 0; i < 4 * SG_COUNT; i++)
 		free(names[i]);

@@ -1,8 +1,10 @@
 /* an_thrash.c - analysis 10: thrashing candidates across the snapshots of one stream.
  *
  * A process is a candidate when its major faults grow in every interval while its working
- * set (pages referenced) shrinks from the first to the last snapshot: it keeps faulting in
- * pages that reclaim keeps taking away. Processes are matched by tgid and comm.
+ * set shrinks from the first to the last snapshot: it keeps faulting in pages that reclaim
+ * keeps taking away. Processes are matched by tgid and comm. The working set is the VMAs'
+ * referenced pages, smaps' Referenced (PTE young, PG_young or PG_referenced): live snapshots
+ * write smaps' figure in the sum records, the model takes it from there (model.c on_sum).
  */
 #include "model.h"
 #include "xalloc.h"
@@ -18,17 +20,22 @@ void an_thrash(const struct model *m, struct report *r)
 	static const struct column cols[C_N] = {
 		{ "pid", "PID", CELL_U64, false }, { "comm", "COMMAND", CELL_STR, false },
 		{ "snapshots", "SNAPS", CELL_U64, false },
-		{ "majflt_first", "MAJFLT0", CELL_U64, false }, { "majflt_last", "MAJFLT1", CELL_U64, false },
-		{ "majflt_growth", "MAJ+", CELL_U64, false },
-		{ "ws_first", "WS0", CELL_U64, false }, { "ws_last", "WS1", CELL_U64, false },
-		{ "rss_first", "RSS0", CELL_U64, false }, { "rss_last", "RSS1", CELL_U64, false },
+		{ "majflt_first", "MAJFLT_0", CELL_U64, false },
+		{ "majflt_last", "MAJFLT_1", CELL_U64, false },
+		{ "majflt_growth", "MAJFLT_GROWTH", CELL_U64, false },
+		{ "ws_first_pages", "WS_0", CELL_U64, COL_PAGES },
+		{ "ws_last_pages", "WS_1", CELL_U64, COL_PAGES },
+		{ "rss_first_pages", "RSS_0", CELL_U64, COL_PAGES },
+		{ "rss_last_pages", "RSS_1", CELL_U64, COL_PAGES },
 		{ "verdict", "VERDICT", CELL_STR, false },
 	};
-	struct table *t = table_new("thrash", "Thrashing candidates (major faults growing while "
-				    "the working set shrinks; ws = referenced pages)", STYLE_GRID, C_N, cols);
+	struct table *t = table_new("thrash", "Thrashing candidates: major faults grow, working "
+				    "set shrinks", STYLE_GRID, C_N, cols);
+	static const char legend[] = "WS: the referenced pages, as smaps' Referenced";
 	if (m->snapshots < 2) {
-		table_set_note(t, "needs two or more snapshots in one stream (pagesleuth snap "
-			       "--every S --count N); this file has %llu", (unsigned long long)m->snapshots);
+		table_set_note(t, "%s\nneeds two or more snapshots in one stream (pagesleuth snap "
+			       "--every S --count N); this file has %llu", legend,
+			       (unsigned long long)m->snapshots);
 		report_add(r, t);
 		return;
 	}
@@ -67,5 +74,6 @@ void an_thrash(const struct model *m, struct report *r)
 	}
 	free(done);
 	table_sort(t, C_MAJD, true);
+	table_set_note(t, "%s", legend);
 	report_add(r, t);
 }

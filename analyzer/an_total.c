@@ -8,28 +8,27 @@
  */
 #include "model.h"
 
-enum { TC_USER, TC_KIB, TC_ANON, TC_FILE, TC_SWAPPED, TC_EXCLUDED, TC_HIDDEN, TC_UNKNOWN,
+enum { TC_USER, TC_ANON, TC_FILE, TC_SWAPPED, TC_EXCLUDED, TC_HIDDEN, TC_UNKNOWN,
        TC_PROCS, TC_VMAS, TC_NCOLS };
 
 void an_total(const struct model *m, struct report *r)
 {
 	static const struct column cols[TC_NCOLS] = {
-		{ "user_pages", "USER_PAGES", CELL_U64, false }, { "user_kib", "USER_KIB", CELL_U64, false },
-		{ "anon_pages", "ANON", CELL_U64, false }, { "file_pages", "FILE", CELL_U64, false },
-		{ "swapped_pages", "SWAPPED", CELL_U64, false },
-		{ "excluded_pages", "EXCLUDED", CELL_U64, false },
-		{ "pfn_hidden_pages", "PFN_HIDDEN", CELL_U64, false },
-		{ "unknown_pages", "UNKNOWN", CELL_U64, false },
+		{ "user_pages", "USER", CELL_U64, COL_PAGES },
+		{ "anon_pages", "ANON", CELL_U64, COL_PAGES }, { "file_pages", "FILE", CELL_U64, COL_PAGES },
+		{ "swapped_pages", "SWAPPED", CELL_U64, COL_PAGES },
+		{ "excluded_pages", "EXCLUDED", CELL_U64, COL_PAGES },
+		{ "pfn_hidden_pages", "PFN_HIDDEN", CELL_U64, COL_PAGES },
+		{ "unknown_pages", "UNKNOWN", CELL_U64, COL_PAGES },
 		{ "processes", "PROCS", CELL_U64, false }, { "vmas", "VMAS", CELL_U64, false },
 	};
-	struct table *t = table_new("total", "Physical pages used by user space", STYLE_GRID,
+	struct table *t = table_new("total", "Physical memory used by user space", STYLE_GRID,
 				    TC_NCOLS, cols);
 	uint64_t vmas = 0;
 	for (size_t i = 0; i < m->nprocs; i++)
 		vmas += m->procs[i].nvmas;
 	size_t row = table_add_row(t);
 	table_set_u64(t, row, TC_USER, m->pfns.used);
-	table_set_u64(t, row, TC_KIB, m->pfns.used * m->page_size / 1024);
 	table_set_u64(t, row, TC_ANON, m->distinct_anon);
 	table_set_u64(t, row, TC_FILE, m->pfns.used - m->distinct_anon);
 	table_set_u64(t, row, TC_SWAPPED, m->swapped_pages);

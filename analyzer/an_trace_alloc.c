@@ -38,10 +38,10 @@ void an_trace_alloc(const struct model *m, struct report *r)
 		[A_ID] = { "id", "ID", CELL_U64, false },
 		[A_PARENT] = { "parent", "PARENT", CELL_U64, false },
 		[A_DEPTH] = { "depth", "DEPTH", CELL_U64, false },
-		[A_NODE] = { "node", "GROUP / CALL STACK", CELL_STR, false },
+		[A_NODE] = { "node", "GROUP_OR_CALL_STACK", CELL_STR, false },
 		[A_GROUP] = { "group", "GROUP", CELL_STR, false },
 		[A_CUR] = { "cur", "CUR", CELL_U64, false },
-		[A_PEAK] = { "peak", "AT PEAK", CELL_U64, false },
+		[A_PEAK] = { "peak", "AT_PEAK", CELL_U64, false },
 		[A_MAX] = { "max", "MAX", CELL_U64, false },
 		[A_TOTAL] = { "total", "TOTAL", CELL_U64, false },
 		[A_BLOCKS] = { "blocks", "BLOCKS", CELL_U64, false },
@@ -115,12 +115,12 @@ void an_trace_alloc(const struct model *m, struct report *r)
 	if (n == 0)
 		table_set_note(t, "no alloc records in the file");
 	else if (peak_known && peak_overflows)
-		table_set_note(t, "global heap peak: unknown, the roots' AT PEAK add up to more than "
+		table_set_note(t, "global heap peak: unknown, the roots' AT_PEAK add up to more than "
 			       "2^64 bytes (the records are inconsistent); cur: live at exit, at peak: "
 			       "live at the instant the whole heap was largest, max: the node's own "
 			       "highest, total: ever allocated");
 	else if (peak_known)
-		table_set_note(t, "global heap peak: %" PRIu64 " bytes (the roots' AT PEAK); cur: live at "
+		table_set_note(t, "global heap peak: %" PRIu64 " bytes (the roots' AT_PEAK); cur: live at "
 			       "exit, at peak: live at the instant the whole heap was largest, max: the "
 			       "node's own highest, total: ever allocated", global_peak);
 	else

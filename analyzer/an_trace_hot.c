@@ -38,7 +38,7 @@ void an_trace_hot(const struct model *m, struct report *r)
 		[H_PAGE] = { "page", "PAGE", CELL_U64, true },
 		[H_KIND] = { "kind", "KIND", CELL_STR, false },
 		[H_ACCESSES] = { "accesses", "ACCESSES", CELL_U64, false },
-		[H_FN] = { "fn", "FIRST TOUCHED BY", CELL_STR, false },
+		[H_FN] = { "fn", "FIRST_TOUCHED_BY", CELL_STR, false },
 		[H_FILE] = { "file", "FILE", CELL_STR, false },
 		[H_LINE] = { "line", "LINE", CELL_U64, false },
 		[H_OBJECT] = { "object", "OBJECT", CELL_STR, false },

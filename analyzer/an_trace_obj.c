@@ -23,9 +23,9 @@ static const struct column obj_cols[O_NCOLS] = {
 	[O_LOADS] = { "loads", "LOADS", CELL_U64, false },
 	[O_STORES] = { "stores", "STORES", CELL_U64, false },
 	[O_ACCESSES] = { "accesses", "ACCESSES", CELL_U64, false },
-	[O_BLOAD] = { "bload", "BYTES LOADED", CELL_U64, false },
-	[O_BSTORE] = { "bstore", "BYTES STORED", CELL_U64, false },
-	[O_WHERE] = { "where", "ALLOCATED AT / DECLARED AT", CELL_STR, false },
+	[O_BLOAD] = { "bload", "BYTES_LOADED", CELL_U64, false },
+	[O_BSTORE] = { "bstore", "BYTES_STORED", CELL_U64, false },
+	[O_WHERE] = { "where", "ALLOCATED_OR_DECLARED_AT", CELL_STR, false },
 };
 
 const char *an_trace_obj_columns(void)

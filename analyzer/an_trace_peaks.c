@@ -24,11 +24,11 @@ void an_trace_peaks(const struct model *m, struct report *r)
 		[P_RANK] = { "rank", "RANK", CELL_U64, false },
 		[P_PROM] = { "prominence", "PROMINENCE", CELL_U64, false },
 		[P_REPEATS] = { "repeats", "REPEATS", CELL_U64, false },
-		[P_START] = { "start", "ONSET T", CELL_U64, false },
+		[P_START] = { "start", "ONSET_T", CELL_U64, false },
 		[P_FN] = { "fn", "FUNCTION", CELL_STR, false },
 		[P_FILE] = { "file", "FILE", CELL_STR, false },
 		[P_LINE] = { "line", "LINE", CELL_U64, false },
-		[P_STACK] = { "stack", "STACK (innermost first)", CELL_STR, false },
+		[P_STACK] = { "stack", "STACK", CELL_STR, false },
 	};
 	const struct trace_model *tm = &m->trace;
 	struct table *t = table_new("peaks", "Working-set peaks", STYLE_GRID, P_NCOLS, cols);

@@ -4,7 +4,9 @@
  * virt = pages of the unit's VMAs summed over processes (what was reserved).
  * phys = distinct physical pages: a page shared by 12 processes counts once, credited to the
  *        unit and kind of the first mapping the records show (for library text, always the
- *        library itself). bss includes the application's heap (the original's "B").
+ *        library itself).
+ * heap_bss = a program's [heap] and .bss, a library's .bss (the anonymous mapping after its
+ *        data): what the original tool called "B". The same group as the summary's HEAP_BSS.
  */
 #include "model.h"
 #include "xalloc.h"
@@ -19,12 +21,16 @@ void an_unit_totals(const struct model *m, struct report *r)
 {
 	static const struct column cols[UC_NCOLS] = {
 		{ "unit", "UNIT", CELL_STR, false }, { "procs", "PROCS", CELL_U64, false },
-		{ "text_virt", "TEXT_V", CELL_U64, false }, { "text_phys", "TEXT_P", CELL_U64, false },
-		{ "data_virt", "DATA_V", CELL_U64, false }, { "data_phys", "DATA_P", CELL_U64, false },
-		{ "bss_virt", "BSS_V", CELL_U64, false }, { "bss_phys", "BSS_P", CELL_U64, false },
-		{ "total_virt", "TOTAL_V", CELL_U64, false }, { "total_phys", "TOTAL_P", CELL_U64, false },
+		{ "text_virt_pages", "TEXT_V", CELL_U64, COL_PAGES },
+		{ "text_phys_pages", "TEXT_P", CELL_U64, COL_PAGES },
+		{ "data_virt_pages", "DATA_V", CELL_U64, COL_PAGES },
+		{ "data_phys_pages", "DATA_P", CELL_U64, COL_PAGES },
+		{ "heap_bss_virt_pages", "HEAP_BSS_V", CELL_U64, COL_PAGES },
+		{ "heap_bss_phys_pages", "HEAP_BSS_P", CELL_U64, COL_PAGES },
+		{ "total_virt_pages", "TOTAL_V", CELL_U64, COL_PAGES },
+		{ "total_phys_pages", "TOTAL_P", CELL_U64, COL_PAGES },
 	};
-	struct table *t = table_new("units", "Executable units across all processes (pages)",
+	struct table *t = table_new("units", "Executable units across all processes",
 				    STYLE_GRID, UC_NCOLS, cols);
 	size_t nu = m->nunits ? m->nunits : 1;
 	uint64_t *virt = xcalloc(nu * 3, sizeof *virt);
@@ -69,10 +75,15 @@ void an_unit_totals(const struct model *m, struct report *r)
 	t->chart->series[0] = (struct chart_series){ "text", UC_TEXT_V, UC_TEXT_P };
 	t->chart->series[1] = (struct chart_series){ "data", UC_DATA_V, UC_DATA_P };
 	t->chart->series[2] = (struct chart_series){ "heap_bss", UC_BSS_V, UC_BSS_P };
+	static const char legend[] = "_V: virtual, summed over processes; _P: distinct physical (a "
+				     "shared page once); HEAP_BSS: [heap] and .bss";
 	if (m->pfn_hidden_pages || m->sum_only_pages)
-		table_set_note(t, "physical columns undercount: PFNs hidden for %llu pages, %llu pages "
-			       "known from VMA summaries only", (unsigned long long)m->pfn_hidden_pages,
+		table_set_note(t, "%s\nphysical columns undercount: PFNs hidden for %llu pages, %llu "
+			       "pages known from VMA summaries only", legend,
+			       (unsigned long long)m->pfn_hidden_pages,
 			       (unsigned long long)m->sum_only_pages);
+	else
+		table_set_note(t, "%s", legend);
 	report_add(r, t);
 	free(virt), free(procs), free(last_proc), free(is_exec);
 }

@@ -112,12 +112,12 @@ void an_wss(const struct model *m, struct report *r)
 		[S_METHOD] = { "method", "METHOD", CELL_STR, false },
 		[S_MODE] = { "mode", "MODE", CELL_STR, false },
 		[S_SEQ] = { "seq", "SEQ", CELL_U64, false },
-		[S_DUR] = { "dur_s", "Dur(s)", CELL_F64, false },
-		[S_EST] = { "est_s", "Est(s)", CELL_F64, false },
-		[S_RSS] = { "rss_mb", "RSS(MB)", CELL_F64, false },
-		[S_PSS] = { "pss_mb", "PSS(MB)", CELL_F64, false },
-		[S_REF] = { "ref_mb", "Ref(MB)", CELL_F64, false },
-		[S_T] = { "t_ns", "T(ns)", CELL_U64, false },
+		[S_DUR] = { "dur_s", "DUR_S", CELL_F64, false },
+		[S_EST] = { "est_s", "EST_S", CELL_F64, false },
+		[S_RSS] = { "rss_mb", "RSS_MB", CELL_F64, false },
+		[S_PSS] = { "pss_mb", "PSS_MB", CELL_F64, false },
+		[S_REF] = { "ref_mb", "REF_MB", CELL_F64, false },
+		[S_T] = { "t_ns", "T_NS", CELL_U64, false },
 	};
 	const struct trace_model *tm = &m->trace;
 	struct table *t = table_new("wss", "Working-set size measurements (wss)", STYLE_GRID, S_NCOLS, cols);
@@ -139,9 +139,10 @@ void an_wss(const struct model *m, struct report *r)
 		if (w->t != PS_UNKNOWN)
 			table_set_u64(t, row, S_T, w->t);
 	}
-	table_set_note(t, "%s", tm->nwss ? "Ref: the pages referenced (referenced method) or no longer "
-		       "idle (idle method) during the interval; Est(s): the estimated real span of the "
-		       "measurement; RSS, PSS at the end of the interval; MB = 2^20 bytes" :
+	table_set_note(t, "%s", tm->nwss ? "REF: the pages referenced (referenced method) or no longer "
+		       "idle (idle method) during the interval; EST_S: the estimated real span of the "
+		       "measurement (wss's Est(s)); RSS, PSS at the end of the interval; MB = 2^20 bytes, "
+		       "as wss prints them (not --units)" :
 		       "no wss records in the file");
 	t->lines = wss_chart(tm);
 	report_add(r, t);

@@ -74,6 +74,10 @@ static void report_usage(FILE *out)
 		"                       records; the default and 'all' skip analyses whose records\n"
 		"                       the file lacks, a named analysis says so in its table\n"
 		"  -f, --format FMT     text (default), csv or json\n"
+		"  -u, --units UNITS    sizes in text and HTML tables: human (default: B/KiB/MiB/GiB,\n"
+		"                       3 digits), kib or pages (exact; a PSS that is no whole page\n"
+		"                       has two decimals); CSV and JSON always hold exact numbers in\n"
+		"                       the unit their column name ends with (_bytes, _kib, _pages)\n"
 		"  -o, --output FILE    write there (atomically) instead of standard output\n"
 		"      --html FILE      also write one self-contained HTML report with charts and maps\n"
 		"                       (its analyses: the chosen ones plus, for snapshots, resmap\n"
@@ -89,6 +93,15 @@ static void report_usage(FILE *out)
 		fprintf(out, "  %-9s %s\n", analyses[i].name, analyses[i].what);
 	fprintf(out, "\nExit status: 0 complete, 1 the records were partial (the output says why),\n"
 		     "2 usage or input error.\n");
+}
+
+/* --units NAME into *u: 0, or -1 after a message naming CMD. */
+static int parse_units(const char *cmd, const char *name, enum size_units *u)
+{
+	if (size_units_parse(name, u) == 0)
+		return 0;
+	fprintf(stderr, "pagesleuth %s: --units %s: not one of human, kib, pages\n", cmd, name);
+	return -1;
 }
 
 /* on[i]: run analysis i; named[i]: asked for by name (run even without its records). */
@@ -252,7 +265,7 @@ int ps_cmd_report(int argc, char **argv)
 		{ "analysis", required_argument, NULL, 'a' }, { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' }, { "html", required_argument, NULL, 'H' },
 		{ "svg", required_argument, NULL, 'S' }, { "snapshot", required_argument, NULL, 's' },
-		{ "sort", required_argument, NULL, 'O' },
+		{ "sort", required_argument, NULL, 'O' }, { "units", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	bool on[A_COUNT], named[A_COUNT] = { 0 };
@@ -261,10 +274,15 @@ int ps_cmd_report(int argc, char **argv)
 	renderer render = render_text;
 	const char *out_path = NULL, *html_path = NULL, *svg_dir = NULL, *sort = NULL;
 	struct model_options opt = { .snapshot = -1 };
+	enum size_units units = UNITS_HUMAN;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "a:f:o:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:f:o:s:u:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'u':
+			if (parse_units("report", optarg, &units) < 0)
+				return 2;
+			break;
 		case 'a':
 			if (parse_analyses(optarg, on, named) < 0)
 				return 2;
@@ -333,6 +351,7 @@ int ps_cmd_report(int argc, char **argv)
 			on[i] = false;
 	struct report rep = { 0 };
 	model_describe(&m, &rep);
+	rep.units = units;
 	if (pages)
 		an_pages_finish(pages, &rep);
 	run_analyses(&m, on, sort, &rep);
@@ -368,6 +387,8 @@ static void diff_usage(FILE *out)
 		     "A and B are record files; each contributes its last snapshot unless --from/--to\n"
 		     "choose another. Two rounds of one `snap --every` stream: diff --from 0 --to 3 F F\n\n"
 		     "  -f, --format FMT   text (default), csv or json\n"
+		     "  -u, --units UNITS  sizes in text and HTML: human (default), kib or pages, as\n"
+		     "                     for report; CSV and JSON hold exact numbers (KiB, bytes)\n"
 		     "  -o, --output FILE  write there (atomically)\n"
 		     "      --html FILE    also write the diff as one self-contained HTML page\n"
 		     "      --from N       snapshot N (its seq=) of A instead of the last\n"
@@ -380,16 +401,21 @@ int ps_cmd_diff(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, 'F' }, { "to", required_argument, NULL, 'T' },
-		{ "html", required_argument, NULL, 'H' },
+		{ "html", required_argument, NULL, 'H' }, { "units", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	renderer render = render_text;
 	const char *out_path = NULL, *html_path = NULL;
 	struct model_options opt_a = { .snapshot = -1 }, opt_b = { .snapshot = -1 };
+	enum size_units units = UNITS_HUMAN;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:u:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'u':
+			if (parse_units("diff", optarg, &units) < 0)
+				return 2;
+			break;
 		case 'f':
 			if (!(render = render_format("diff", optarg)))
 				return 2;
@@ -442,6 +468,7 @@ int ps_cmd_diff(int argc, char **argv)
 			       (unsigned long long)a.seq);
 	rep.diff_b = xasprintf("%s: %s, snapshot %llu", argv[optind + 1], b.dump ? b.dump : "-",
 			       (unsigned long long)b.seq);
+	rep.units = units;
 	if (a.warnings)
 		xappendf(&rep.warnings, "%.*s", (int)strlen(a.warnings) - 1, a.warnings);
 	if (!a.complete || a.partial_why)

@@ -234,6 +234,11 @@ uint64_t model_vma_pages(const struct model *m, const struct vma_info *v)
 	return (v->v.end - v->v.start) >> m->page_shift;
 }
 
+uint64_t model_vma_swap(const struct vma_info *v)
+{
+	return v->sum.swapped + (v->sum.shmem_swap != PS_UNKNOWN ? v->sum.shmem_swap : 0);
+}
+
 void model_proc_totals(const struct model *m, const struct proc *p, struct proc_totals *t)
 {
 	memset(t, 0, sizeof *t);
@@ -241,7 +246,11 @@ void model_proc_totals(const struct model *m, const struct proc *p, struct proc_
 		const struct ps_vma_sum *s = &p->vmas[j].sum;
 		t->vss += model_vma_pages(m, &p->vmas[j]);
 		t->rss += s->resident, t->pss += s->pss, t->uss += s->single;
-		t->swap += s->swapped, t->referenced += s->referenced, t->anon += s->anon;
+		t->swap += model_vma_swap(&p->vmas[j]), t->referenced += s->referenced, t->anon += s->anon;
+		if (s->shmem_swap == PS_UNKNOWN)
+			t->shmem_swap_unknown++;
+		else
+			t->shmem_swap += s->shmem_swap;
 	}
 }
 
@@ -405,6 +414,8 @@ static void on_map(struct builder *b, const struct ps_map *run)
 		m->excluded_pages += run->npages;
 	if (run->mapcount == PS_UNKNOWN)
 		v->mapcount_hidden += run->npages;
+	if (!ps_pte_knows(run->pte, PS_PTE_ACCESSED))
+		v->accessed_hidden = true;
 	if (run->pfn == PS_UNKNOWN) {
 		v->pfn_hidden += run->npages;
 		m->pfn_hidden_pages += run->npages;
@@ -443,6 +454,12 @@ static void on_sum(struct builder *b, const struct ps_vma_sum *s, uint64_t line)
 		c->pss = s->pss, c->single = s->single, c->shared = s->shared;
 		v->pss_from_sum = s->pss || s->single || s->shared;
 	}
+	/* Nor do runs without the PTE accessed bit (live) give smaps' Referenced: a 1.3 live
+	 * writer puts smaps' own figure in the summary (before 1.3 it held the runs' count). */
+	if (v->accessed_hidden)
+		c->referenced = s->referenced;
+	/* Swapped-out shmem has no page-table entry, hence no run: only the summary knows it. */
+	c->shmem_swap = s->shmem_swap;
 	if (c->resident != s->resident || c->anon != s->anon || c->swapped != s->swapped ||
 	    c->single != s->single || (c->pss >> PS_PSS_SHIFT) != (s->pss >> PS_PSS_SHIFT))
 		xappendf(&b->cur.warnings,

@@ -30,6 +30,7 @@ struct vma_info {
 	uint64_t pfn_hidden;     /* resident pages whose PFN the source could not see */
 	uint64_t mapcount_hidden;/* resident pages without a mapcount (PSS/USS from the sum record) */
 	bool pss_from_sum;       /* ... and the sum record gave them (smaps, a live snapshot without root) */
+	bool accessed_hidden;    /* runs whose PTE accessed bit is unknown (live): referenced from the sum record */
 	struct map_run *runs;    /* resident map, when the model keeps maps */
 	size_t nruns, capruns;
 };
@@ -157,9 +158,13 @@ char model_map_char(const struct ps_map *run);
 /* VMA flags as the maps show them: S stack, X application, B bss/heap, then rwxp. */
 void model_vma_flags(const struct proc *p, const struct vma_info *v, char out[16]);
 uint64_t model_vma_pages(const struct model *m, const struct vma_info *v);
+/* Swapped-out pages of a VMA: its swap entries and its shmem pages swapped out (where known). */
+uint64_t model_vma_swap(const struct vma_info *v);
 /* Whole-process totals over its VMAs: vss in pages, pss in bytes << PS_PSS_SHIFT. */
 struct proc_totals {
 	uint64_t vss, rss, pss, uss, swap, referenced, anon;
+	uint64_t shmem_swap;         /* part of swap: shmem pages swapped out (sum shmem_swap=, smaps) */
+	uint64_t shmem_swap_unknown; /* VMAs whose swapped-out shmem the source could not tell */
 };
 void model_proc_totals(const struct model *m, const struct proc *p, struct proc_totals *t);
 /* Whether a VMA's PSS and USS are known: its pages' mapcounts, or a summary that gave them

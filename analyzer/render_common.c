@@ -190,19 +190,85 @@ size_t render_tree_indent(const struct table *t, size_t row, size_t col)
 	return 2 * (size_t)(c->u < 32 ? c->u : 32);
 }
 
-const char *render_cell_number(const struct table *t, size_t col, const struct cell *c, char *buf,
-			       enum render_float mode)
+/* An exact quotient: an integer when DEN divides NUM, else two decimals. */
+static void put_ratio(uint64_t num, uint64_t den, bool negative, char *buf)
+{
+	const char *sign = negative ? "-" : "";
+	if (num % den == 0)
+		snprintf(buf, RENDER_NUM_MAX, "%s%" PRIu64, sign, num / den);
+	else
+		snprintf(buf, RENDER_NUM_MAX, "%s%.2f", sign, (double)num / (double)den);
+}
+
+const char *render_size(const struct report *r, const struct column *col, const struct cell *c,
+			char *buf)
+{
+	uint64_t per; /* bytes per counted unit */
+	switch (col->format) {
+	case COL_BYTES: per = 1; break;
+	case COL_KIB: per = 1024; break;
+	case COL_PAGES: per = r ? r->page_size : 0; break;
+	default: return NULL;
+	}
+	uint64_t n;
+	bool negative = false;
+	if (c->kind == CELL_U64)
+		n = c->u;
+	else if (c->kind == CELL_I64)
+		negative = c->i < 0, n = negative ? 0 - (uint64_t)c->i : (uint64_t)c->i;
+	else
+		return NULL;
+	enum size_units units = r ? r->units : UNITS_HUMAN;
+	if (per == 0) { /* pages of an unknown size: the count itself */
+		snprintf(buf, RENDER_NUM_MAX, "%s%" PRIu64, negative ? "-" : "", n);
+		return buf;
+	}
+	uint64_t bytes = n * per;
+	if (units == UNITS_HUMAN) {
+		char h[BYTES_HUMAN_MAX];
+		if (n == 0)
+			snprintf(buf, RENDER_NUM_MAX, "0");
+		else
+			snprintf(buf, RENDER_NUM_MAX, "%s%s", negative ? "-" : "", bytes_human(bytes, h));
+	} else if (units == UNITS_KIB) {
+		put_ratio(bytes, 1024, negative, buf);
+	} else if (col->format == COL_PAGES) {
+		snprintf(buf, RENDER_NUM_MAX, "%s%" PRIu64, negative ? "-" : "", n);
+	} else {
+		put_ratio(bytes, r->page_size ? r->page_size : 4096, negative, buf);
+	}
+	return buf;
+}
+
+double render_size_bytes(const struct report *r, const struct column *col, const struct cell *c)
+{
+	double per = col->format == COL_KIB ? 1024 : col->format == COL_PAGES && r ? r->page_size : 1;
+	double v = c->kind == CELL_U64 ? (double)c->u : c->kind == CELL_I64 ? (double)c->i : 0;
+	return v * per;
+}
+
+const char *render_cell_number(const struct report *r, const struct table *t, size_t col,
+			       const struct cell *c, char *buf, enum render_float mode)
 {
 	unsigned decimals = t->decimals && col < t->ncols ? t->decimals[col] : 0;
-	if (mode == FLOAT_HUMAN && col < t->ncols && t->cols[col].format == COL_BYTES &&
-	    c->kind == CELL_U64) {
-		char h[BYTES_HUMAN_MAX];
-		snprintf(buf, RENDER_NUM_MAX, "%s", bytes_human(c->u, h));
-		return buf;
+	if (mode == FLOAT_HUMAN && col < t->ncols && column_unit(&t->cols[col])) {
+		const char *s = render_size(r, &t->cols[col], c, buf);
+		if (s)
+			return s;
 	}
 	if (mode == FLOAT_HUMAN && c->kind == CELL_F64 && decimals) {
 		snprintf(buf, RENDER_NUM_MAX, "%.*f", (int)decimals, c->f);
 		return buf;
 	}
 	return render_number(&t->cols[col], c, buf, mode);
+}
+
+const char *render_units_suffix(const struct report *r, const struct table *t)
+{
+	if (!r || r->units == UNITS_HUMAN)
+		return "";
+	for (size_t c = 0; c < t->ncols; c++)
+		if (column_unit(&t->cols[c]))
+			return r->units == UNITS_KIB ? ", in KiB" : ", in pages";
+	return "";
 }

@@ -18,9 +18,19 @@ enum render_float { FLOAT_HUMAN, FLOAT_EXACT };
 const char *render_number(const struct column *col, const struct cell *c, char *buf,
 			  enum render_float mode);
 bool render_col_numeric(const struct column *col);
-/* render_number for cell col of t, honouring the table's decimals for FLOAT_HUMAN. */
-const char *render_cell_number(const struct table *t, size_t col, const struct cell *c, char *buf,
-			       enum render_float mode);
+/* render_number for cell col of t, honouring the table's decimals and, for a size column
+ * (COL_BYTES, COL_PAGES, COL_KIB), the report's units (R NULL: human) for FLOAT_HUMAN. */
+const char *render_cell_number(const struct report *r, const struct table *t, size_t col,
+			       const struct cell *c, char *buf, enum render_float mode);
+/* A size cell in R's units (human: "0", "4.0 KiB", "-1.2 MiB"; kib and pages: the exact
+ * number, two decimals when it is not whole), or NULL if col is no size column. */
+const char *render_size(const struct report *r, const struct column *col, const struct cell *c,
+			char *buf);
+/* What the title of a table with size columns adds in R's units: ", in KiB", ", in pages", or ""
+ * (human units: each cell says its unit). */
+const char *render_units_suffix(const struct report *r, const struct table *t);
+/* A size cell's value in bytes (the HTML tables' sort key). */
+double render_size_bytes(const struct report *r, const struct column *col, const struct cell *c);
 
 /* Length of the valid UTF-8 sequence at s (1..4; 1 for ASCII), or 0 if the bytes there are
  * not valid UTF-8 (stray continuation, overlong form, surrogate, above U+10FFFF, cut off). */

@@ -162,6 +162,8 @@ static void put_identity(const struct report *r, FILE *out)
 		fputs("</dd>\n", out);
 	}
 	fprintf(out, "<dt>page size</dt><dd>%" PRIu32 "</dd>\n", r->page_size);
+	fprintf(out, "<dt>units</dt><dd>%s</dd>\n", r->units == UNITS_KIB ? "KiB (exact)" :
+		r->units == UNITS_PAGES ? "pages (exact)" : "B/KiB/MiB/GiB (1024-based, 3 digits)");
 	if (r->snapshots)
 		fprintf(out, "<dt>snapshot</dt><dd>%" PRIu64 " (%" PRIu64 " in input)</dd>\n</dl>\n",
 			r->snapshot_seq, r->snapshots);
@@ -175,7 +177,7 @@ static uint64_t tree_depth(const struct table *t, size_t row)
 	return c->kind == CELL_U64 ? c->u : 0;
 }
 
-static void put_grid(const struct table *t, FILE *out)
+static void put_grid(const struct report *rep, const struct table *t, FILE *out)
 {
 	char buf[RENDER_NUM_MAX];
 	bool tree = t->tree && t->tree_depth_col < t->ncols && t->tree_label_col < t->ncols;
@@ -201,8 +203,9 @@ static void put_grid(const struct table *t, FILE *out)
 			size_t indent = render_tree_indent(t, r, c);
 			if (indent)
 				fprintf(out, "<td style=\"padding-left:%.1fem\">", 0.4 + 0.5 * (double)indent);
-			else if (t->cols[c].format == COL_BYTES && cell->kind == CELL_U64)
-				fprintf(out, "<td class=\"n\" data-v=\"%llu\">", (unsigned long long)cell->u);
+			else if (column_unit(&t->cols[c]) && (cell->kind == CELL_U64 || cell->kind == CELL_I64))
+				fprintf(out, "<td class=\"n\" data-v=\"%.17g\">",
+					render_size_bytes(rep, &t->cols[c], cell));
 			else
 				fputs(render_col_numeric(&t->cols[c]) ? "<td class=\"n\">" : "<td>", out);
 			if (parent && c == t->tree_label_col)
@@ -212,7 +215,7 @@ static void put_grid(const struct table *t, FILE *out)
 			else if (cell->kind == CELL_NONE)
 				putc('-', out);
 			else
-				fputs(render_cell_number(t, c, cell, buf, FLOAT_HUMAN), out);
+				fputs(render_cell_number(rep, t, c, cell, buf, FLOAT_HUMAN), out);
 			fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);
@@ -304,7 +307,7 @@ static void put_glance(const struct report *r, FILE *out)
 			fputs(sep, out);
 			render_xml_escaped(t->cols[c].title ? t->cols[c].title : t->cols[c].name, out);
 			putc(' ', out);
-			fputs(render_cell_number(t, c, cell, buf, FLOAT_HUMAN), out);
+			fputs(render_cell_number(NULL, t, c, cell, buf, FLOAT_HUMAN), out); /* human: a sentence */
 			sep = ", ";
 		}
 		fputs("</strong> (<a href=\"#t-overview\">the table</a>)</p>\n", out);
@@ -371,6 +374,7 @@ int render_html(const struct report *r, FILE *out)
 		const struct table *t = r->tables[i];
 		fprintf(out, "<section id=\"%s\">\n<h2>", anchors[i]);
 		render_xml_escaped(t->title, out);
+		fputs(render_units_suffix(r, t), out);
 		fputs("</h2>\n", out);
 		if (t->note) {
 			fputs("<p class=\"note\">", out);
@@ -380,7 +384,7 @@ int render_html(const struct report *r, FILE *out)
 		if (t->style == STYLE_MAP) {
 			put_map(t, r->page_size ? r->page_size : 4096, out);
 		} else {
-			put_grid(t, out);
+			put_grid(r, t, out);
 			if (t->chart) {
 				fputs("<div class=\"scroll chart\">", out);
 				render_svg_chart(t, false, out);

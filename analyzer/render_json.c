@@ -4,14 +4,16 @@
  *  "time":..,"excluded":..,"page_size":N,"snapshot":N,"snapshots":N,"partial":bool,
  *  "partial_why":[..],"warnings":[..],
  *  "tables":[{"id":..,"title":..,"note":..|null,"style":"grid"|"map",
- *             "columns":[{"name":..,"title":..,"type":"str|u64|i64|f64","hex":bool}],
+ *             "columns":[{"name":..,"title":..,"type":"str|u64|i64|f64","hex":bool,
+ *                         "unit":"bytes"|"pages"|"KiB"|null}],
  *             "chart":null|{"title":..,"unit":..,"label_col":N,
  *                           "series":[{"name":..,"virt_col":N,"phys_col":N}]},
  *             "rows":[[..],..]}]}
  * One key or row per line so the output diffs well. Identity strings that are not set are
  * null. Cells: CELL_NONE is null; integers are JSON numbers when |v| <= 2^53 (exact in every
  * JSON reader) and decimal strings above that, so no reader silently rounds an address; hex
- * columns are still numbers ("hex" tells a consumer how to show them); f64 is the shortest
+ * columns are still numbers ("hex" tells a consumer how to show them); a size column's "unit"
+ * says what its exact numbers count (report --units changes only text and HTML); f64 is the shortest
  * exact form, NaN and infinities are null. Strings: '"' and '\' escaped, control characters
  * as \u00XX, bytes that are not valid UTF-8 as \u00XX of the byte (read as Latin-1), so the
  * document is valid UTF-8 JSON whatever the inspected system's process names contain.
@@ -142,8 +144,13 @@ static void put_table(const struct table *t, FILE *out)
 		put_string(col->name ? col->name : "", out);
 		fputs(", \"title\": ", out);
 		put_string(col->title ? col->title : "", out);
-		fprintf(out, ", \"type\": \"%s\", \"hex\": %s}", type_name(col->kind),
+		fprintf(out, ", \"type\": \"%s\", \"hex\": %s, \"unit\": ", type_name(col->kind),
 			col->format == COL_HEX ? "true" : "false");
+		if (column_unit(col))
+			put_string(column_unit(col), out);
+		else
+			fputs("null", out);
+		putc('}', out);
 	}
 	fputs(t->ncols ? "\n      ],\n      \"chart\": " : "],\n      \"chart\": ", out);
 	put_chart(t->chart, out);

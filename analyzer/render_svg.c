@@ -117,7 +117,7 @@ static const char *chart_label(const struct table *t, size_t row, char *buf)
 	const struct cell *c = table_cell_c(t, row, col);
 	if (c->kind == CELL_STR)
 		return c->s ? c->s : "";
-	const char *num = render_cell_number(t, col, c, buf, FLOAT_HUMAN);
+	const char *num = render_cell_number(NULL, t, col, c, buf, FLOAT_HUMAN);
 	return num ? num : "-";
 }
 
@@ -286,7 +286,7 @@ void render_svg_chart(const struct table *t, bool standalone, FILE *out)
 		char *full = NULL;
 		if (ch->sublabel && ch->sublabel_col < t->ncols) {
 			const struct cell *c = table_cell_c(t, r, ch->sublabel_col);
-			const char *s = c->kind == CELL_STR ? c->s : render_cell_number(t, ch->sublabel_col, c, sub, FLOAT_HUMAN);
+			const char *s = c->kind == CELL_STR ? c->s : render_cell_number(NULL, t, ch->sublabel_col, c, sub, FLOAT_HUMAN);
 			full = xasprintf("%s (%s)", label, s ? s : "-");
 			label = full;
 		}
@@ -1188,12 +1188,12 @@ void render_svg_delta(const struct table *t, FILE *out)
 		const struct cell *c = table_cell_c(t, r, d->value_col), *lc = table_cell_c(t, r, d->label_col);
 		int64_t v = c->kind == CELL_I64 ? c->i : 0;
 		const char *label = lc->kind == CELL_STR && lc->s ? lc->s
-				    : render_cell_number(t, d->label_col, lc, buf, FLOAT_HUMAN);
+				    : render_cell_number(NULL, t, d->label_col, lc, buf, FLOAT_HUMAN);
 		char *full = NULL;
 		if (d->sublabel && d->sublabel_col < t->ncols) {
 			const struct cell *sc = table_cell_c(t, r, d->sublabel_col);
 			full = xasprintf("%s (%s)", label ? label : "-", sc->kind == CELL_STR && sc->s ? sc->s
-					 : render_cell_number(t, d->sublabel_col, sc, sub, FLOAT_HUMAN));
+					 : render_cell_number(NULL, t, d->sublabel_col, sc, sub, FLOAT_HUMAN));
 			label = full;
 		}
 		double y = TOP + (double)r * ROW_H, w = max ? (double)(v < 0 ? -v : v) / (double)max * HALF : 0;

@@ -303,10 +303,37 @@ const char *bytes_human(uint64_t bytes, char buf[BYTES_HUMAN_MAX])
 	}
 	double v = (double)bytes / 1024;
 	size_t k = 0;
-	while (v >= 1024 && k + 1 < sizeof units / sizeof units[0])
+	/* three digits: 9.96 KiB prints as 10.0, 1023.6 KiB as 1.0 MiB (never "1024 KiB") */
+	while (v >= 1023.5 && k + 1 < sizeof units / sizeof units[0])
 		v /= 1024, k++;
-	snprintf(buf, BYTES_HUMAN_MAX, "%.1f %s", v, units[k]);
+	snprintf(buf, BYTES_HUMAN_MAX, v < 99.95 ? "%.1f %s" : "%.0f %s", v, units[k]);
 	return buf;
+}
+
+const char *size_units_name(enum size_units u)
+{
+	return u == UNITS_KIB ? "kib" : u == UNITS_PAGES ? "pages" : "human";
+}
+
+int size_units_parse(const char *name, enum size_units *u)
+{
+	static const enum size_units all[] = { UNITS_HUMAN, UNITS_KIB, UNITS_PAGES };
+	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+		if (strcmp(name, size_units_name(all[i])) == 0) {
+			*u = all[i];
+			return 0;
+		}
+	return -1;
+}
+
+const char *column_unit(const struct column *col)
+{
+	switch (col->format) {
+	case COL_BYTES: return "bytes";
+	case COL_PAGES: return "pages";
+	case COL_KIB: return "KiB";
+	default: return NULL;
+	}
 }
 
 void frame_map_free(struct frame_map *fm)

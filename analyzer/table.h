@@ -30,9 +30,12 @@ struct column {
 	const char *title; /* human heading for text/html ("RSS") */
 	enum cell_kind kind;
 	/* How a CELL_U64 is shown: COL_DEC (0, "false" in the tables' initialisers), COL_HEX
-	 * (1, "true": addresses), COL_BYTES (a size in bytes: KiB/MiB/GiB for people, the exact
-	 * number in CSV and JSON). */
-	enum column_format { COL_DEC, COL_HEX, COL_BYTES } format;
+	 * (1, "true": addresses), or a size (CELL_U64, or CELL_I64 for a change) counted in
+	 * bytes, pages or KiB: COL_BYTES, COL_PAGES, COL_KIB. Text and HTML show every size in
+	 * the report's units (--units: KiB/MiB/GiB, exact KiB or exact pages); CSV and JSON
+	 * always write the exact number in the column's own unit, which its name ends with
+	 * (_bytes, _pages, _kib) and JSON's column "unit" says. */
+	enum column_format { COL_DEC, COL_HEX, COL_BYTES, COL_PAGES, COL_KIB } format;
 };
 
 /* STYLE_GRID: an ordinary table. STYLE_MAP: a resident map; its columns are fixed (see
@@ -175,6 +178,17 @@ struct table {
 	unsigned char *decimals;
 };
 
+/* How text and HTML show sizes (pagesleuth report/diff --units): KiB/MiB/GiB rounded to
+ * three digits, exact KiB, or exact pages (a size that is no whole number of pages, a PSS,
+ * shows two decimals). */
+enum size_units { UNITS_HUMAN, UNITS_KIB, UNITS_PAGES };
+
+/* "human", "kib", "pages"; size_units_parse: 0, or -1 for any other name. */
+const char *size_units_name(enum size_units u);
+int size_units_parse(const char *name, enum size_units *u);
+/* The unit a size column counts in ("bytes", "pages", "KiB"), NULL for any other column. */
+const char *column_unit(const struct column *col);
+
 struct report {
 	/* Identity of what was analysed, for every renderer's heading. */
 	char *source, *arch, *release, *dump, *time, *excluded;
@@ -184,6 +198,7 @@ struct report {
 	/* A diff: what A and B are (file and snapshot); the identity above is B's. */
 	char *diff_a, *diff_b;
 	uint32_t page_size;
+	enum size_units units; /* how text and HTML show sizes */
 	uint64_t snapshot_seq, snapshots;
 	bool partial;       /* any input was incomplete */
 	char *partial_why;  /* one line per reason */
@@ -193,8 +208,9 @@ struct report {
 	struct table **tables;
 };
 
-/* BYTES for people: "512 B", "4.0 KiB", "1.2 GiB" (one decimal) into BUF; returns BUF. The
- * one formatting of sizes (COL_BYTES cells, notes, the charts' legends). */
+/* BYTES for people into BUF, three significant digits at most 8 characters: "512 B",
+ * "4.0 KiB", "19.1 MiB", "1023 KiB", "1.2 GiB"; returns BUF. The one formatting of sizes
+ * (size cells in human units, notes, the charts' legends). */
 #define BYTES_HUMAN_MAX 32
 const char *bytes_human(uint64_t bytes, char buf[BYTES_HUMAN_MAX]);
 

@@ -99,14 +99,6 @@ static void warn_to_stderr(void *arg, const char *text)
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Print each line of a "PATH: text\n..." block as a warning. */
 enum ti_kind { TI_NONE, TI_VMLINUX, TI_BTF, TI_PROFILE };
 
 /* Fill KI from the chosen source (or the dump's own BTF). 0, or -1 with *err. */
@@ -167,7 +159,7 @@ static int run_extract(const struct extract_opts *o)
 	FILE *trace = NULL, *tee_fp = NULL;
 	struct atomic_file af = { 0 }, trace_af = { 0 };
 	bool af_open = false;
-	double t0 = now_seconds();
+	double t0 = ps_monotonic_seconds();
 
 	struct ps_dump *d;
 	if (ps_dump_open_walker(prog, o->dump, &d, &w) != 0)
@@ -285,7 +277,7 @@ static int run_extract(const struct extract_opts *o)
 	if (rc == 1 && tee.warns == 0)
 		fprintf(stderr, "%s: partial: some of the dump could not be read\n", prog);
 	if (o->stats) {
-		double secs = now_seconds() - t0;
+		double secs = ps_monotonic_seconds() - t0;
 		fprintf(stderr,
 			"%s: %" PRIu64 " tasks, %" PRIu64 " mms, %" PRIu64 " vmas, %" PRIu64
 			" pages in %" PRIu64 " runs (%" PRIu64 " excluded, %" PRIu64 " swap, %" PRIu64

@@ -754,8 +754,8 @@ static void check_kdump_truncation(struct ps_dump *d, uint64_t file_size)
  * its size at most the page size (exactly the page size when stored uncompressed), only
  * compression flags makedumpfile and QEMU write (zlib 0x1, lzo 0x2, snappy 0x4, zstd 0x20),
  * its data inside the file. A bad one makes its page an error ("not read: corrupt page
- * descriptor"), never a call into libkdumpfile. */
-#define KDUMP_DESC_FLAGS_KNOWN 0x27u
+ * descriptor"), never a call into libkdumpfile. The rule is ps_kdump_desc_problem's
+ * (kdump_pages.c), which also checks each descriptor pagesleuth reads itself. */
 
 struct desc_scan {
 	struct ps_dump *d;
@@ -798,9 +798,7 @@ static bool scan_desc_run(void *arg, uint64_t first, uint64_t end)
 		}
 		uint64_t size = size32, flags = flags32;
 		uint64_t pa = pfn << d->kd_page_shift;
-		bool cut = off > q->file_size || size > q->file_size - off;
-		if (size == 0 || size > d->kd_page_size || (flags & ~(uint64_t)KDUMP_DESC_FLAGS_KNOWN) ||
-		    ((flags & KDUMP_DESC_FLAGS_KNOWN) == 0 && size != d->kd_page_size) || cut) {
+		if (ps_kdump_desc_problem(off, size, flags, d->kd_page_size, q->file_size)) {
 			bool in_trunc = false;
 			for (size_t i = 0; i < d->ntrunc; i++)
 				in_trunc |= pa >= d->trunc[i].start && pa < d->trunc[i].end;

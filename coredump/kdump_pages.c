@@ -16,6 +16,7 @@
 #define FLAG_LZO 0x2u
 #define FLAG_SNAPPY 0x4u
 #define FLAG_ZSTD 0x20u
+#define FLAGS_KNOWN (FLAG_ZLIB | FLAG_LZO | FLAG_SNAPPY | FLAG_ZSTD)
 
 /* Decompressed pages kept: 1/32 of the dumped pages, 4..64 MiB (slots are touched only
  * when used). The 2.5 GiB bench dump's extraction reads 14,639 distinct pages ~125,000
@@ -135,6 +136,20 @@ static bool fetch(const struct ps_kdump_pages *k, uint64_t off, void *dst, size_
 	return true;
 }
 
+const char *ps_kdump_desc_problem(uint64_t off, uint64_t size, uint64_t flags, uint32_t block,
+				  uint64_t file_size)
+{
+	if (flags & ~(uint64_t)FLAGS_KNOWN)
+		return "unknown compression flags";
+	/* Compressed data fits in a page (makedumpfile stores a page that does not shrink as
+	 * it is); stored data is exactly one page. */
+	if (size == 0 || size > block || (!(flags & FLAGS_KNOWN) && size != block))
+		return "impossible size";
+	if (off > file_size || size > file_size - off)
+		return "its data lies past the end of the file";
+	return NULL;
+}
+
 enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t idx,
 					      uint32_t offset, void *buf, size_t len,
 					      char *err, size_t errlen)
@@ -162,14 +177,10 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 	uint64_t off = load(desc, 8, k->l.big_endian);
 	uint64_t size = load(desc + 8, 4, k->l.big_endian);
 	uint64_t flags = load(desc + 12, 4, k->l.big_endian);
-	if (flags & (FLAG_LZO | FLAG_SNAPPY))
+	const char *why = ps_kdump_desc_problem(off, size, flags, bs, k->l.file_size);
+	if (!why && (flags & (FLAG_LZO | FLAG_SNAPPY)))
 		return KP_FOREIGN;
-	const char *why = NULL;
-	if (size == 0 || size > bs || (!(flags & (FLAG_ZLIB | FLAG_ZSTD)) && size != bs))
-		why = "impossible size";
-	else if (off > k->l.file_size || size > k->l.file_size - off)
-		why = "its data lies past the end of the file";
-	else if (!fetch(k, off, k->packed, (size_t)size))
+	if (!why && !fetch(k, off, k->packed, (size_t)size))
 		why = "its data cannot be read";
 	if (!why && !(flags & (FLAG_ZLIB | FLAG_ZSTD))) {
 		memcpy(buf, k->packed + offset, len); /* stored as it is: nothing to keep */

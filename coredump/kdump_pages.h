@@ -56,6 +56,12 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 					      uint32_t offset, void *buf, size_t len,
 					      char *err, size_t errlen);
 
+/* Why a page descriptor saying the data is SIZE bytes at OFF with FLAGS cannot be right in a
+ * file of FILE_SIZE bytes whose pages are BLOCK bytes, or NULL: the one rule for the check
+ * of every descriptor at open (dump.c) and of each one read. */
+const char *ps_kdump_desc_problem(uint64_t off, uint64_t size, uint64_t flags, uint32_t block,
+				  uint64_t file_size);
+
 /* Decompressions and cache hits so far (for --stats). */
 void ps_kdump_pages_counts(const struct ps_kdump_pages *k, uint64_t *decompressed, uint64_t *hits);
 

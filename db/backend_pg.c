@@ -11,10 +11,49 @@
 #include "errmsg.h"
 #include "xalloc.h"
 
+#include <dlfcn.h>
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* libpq is opened when a postgresql:// target is first used, not linked: with its TLS,
+ * Kerberos and LDAP libraries it brought 22 of the binary's 41 shared objects, and loading them
+ * cost every command ~9 ms of CPU at start-up (perf stat, an empty main linked both ways),
+ * a fifth of extract's fixed cost, for a backend most runs never touch. */
+#define LIBPQ_FUNCTIONS(X)                                                                     \
+	X(PQclear) X(PQconnectdb) X(PQerrorMessage) X(PQexec) X(PQexecParams) X(PQfinish)      \
+	X(PQgetResult) X(PQgetisnull) X(PQgetvalue) X(PQnfields) X(PQntuples) X(PQputCopyData) \
+	X(PQputCopyEnd) X(PQresultErrorMessage) X(PQresultStatus) X(PQsetNoticeProcessor)      \
+	X(PQstatus)
+#define LIBPQ_POINTER(f) __typeof__(f) *f;
+static struct {
+	LIBPQ_FUNCTIONS(LIBPQ_POINTER)
+} libpq;
+
+/* Load libpq.so.5 (Debian's libpq5) once: 0, or -1 with *err naming what is missing. */
+static int libpq_load(const char *target, char **err)
+{
+	static void *handle;
+	if (handle)
+		return 0;
+	void *h = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		ps_set_err(err, "%s: the PostgreSQL backend needs libpq.so.5 (Debian: libpq5): %s", target,
+			   dlerror());
+		return -1;
+	}
+#define LIBPQ_RESOLVE(f)                                                                         \
+	if (!(*(void **)&libpq.f = dlsym(h, #f))) {                                                \
+		ps_set_err(err, "%s: libpq.so.5 has no %s", target, #f);                          \
+		dlclose(h);                                                                        \
+		return -1;                                                                         \
+	}
+	LIBPQ_FUNCTIONS(LIBPQ_RESOLVE)
+#undef LIBPQ_RESOLVE
+	handle = h;
+	return 0;
+}
 
 /* The advisory lock every pagesleuth writer takes ("pgsl" in ASCII). */
 #define PG_WRITER_LOCK "1885827948"
@@ -29,64 +68,66 @@ static int fail_msg(struct db *db, char **err, const char *what, const char *msg
 
 static int pg_open(struct db *db, const char *target, char **err)
 {
-	PGconn *c = PQconnectdb(target);
-	if (!c || PQstatus(c) != CONNECTION_OK) {
-		fail_msg(db, err, "cannot connect", c ? PQerrorMessage(c) : "out of memory");
-		PQfinish(c);
+	if (libpq_load(target, err) < 0)
+		return -1;
+	PGconn *c = libpq.PQconnectdb(target);
+	if (!c || libpq.PQstatus(c) != CONNECTION_OK) {
+		fail_msg(db, err, "cannot connect", c ? libpq.PQerrorMessage(c) : "out of memory");
+		libpq.PQfinish(c);
 		return -1;
 	}
 	db->conn = c;
 	/* Notices (e.g. "relation already exists, skipping") are not for the user. */
-	PQsetNoticeProcessor(c, NULL, NULL);
-	PGresult *r = PQexec(c, "SET client_min_messages = warning");
-	PQclear(r);
+	libpq.PQsetNoticeProcessor(c, NULL, NULL);
+	PGresult *r = libpq.PQexec(c, "SET client_min_messages = warning");
+	libpq.PQclear(r);
 	return 0;
 }
 
 static void pg_close(struct db *db)
 {
-	PQfinish(db->conn);
+	libpq.PQfinish(db->conn);
 	db->conn = NULL;
 }
 
 static int check(struct db *db, PGresult *r, ExecStatusType want, const char *what, char **err)
 {
-	if (r && PQresultStatus(r) == want)
+	if (r && libpq.PQresultStatus(r) == want)
 		return 0;
-	fail_msg(db, err, what, r ? PQresultErrorMessage(r) : PQerrorMessage(db->conn));
-	PQclear(r);
+	fail_msg(db, err, what, r ? libpq.PQresultErrorMessage(r) : libpq.PQerrorMessage(db->conn));
+	libpq.PQclear(r);
 	return -1;
 }
 
 static int pg_exec(struct db *db, const char *sql, char **err)
 {
-	PGresult *r = PQexec(db->conn, sql);
+	PGresult *r = libpq.PQexec(db->conn, sql);
 	if (check(db, r, PGRES_COMMAND_OK, "statement", err) < 0)
 		return -1;
-	PQclear(r);
+	libpq.PQclear(r);
 	return 0;
 }
 
 static int pg_query(struct db *db, const char *sql, int nparams, const char *const *params,
 		    db_row_fn fn, void *ctx, char **err)
 {
-	PGresult *r = PQexecParams(db->conn, sql, nparams, NULL, params, NULL, NULL, 0);
-	if (r && PQresultStatus(r) == PGRES_COMMAND_OK) {
-		PQclear(r);
+	PGresult *r = libpq.PQexecParams(db->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	if (r && libpq.PQresultStatus(r) == PGRES_COMMAND_OK) {
+		libpq.PQclear(r);
 		return 0;
 	}
 	if (check(db, r, PGRES_TUPLES_OK, "query", err) < 0)
 		return -1;
-	int ncols = PQnfields(r), nrows = PQntuples(r);
+	int ncols = libpq.PQnfields(r), nrows = libpq.PQntuples(r);
 	const char **vals = xcalloc((size_t)ncols + 1, sizeof *vals);
 	for (int row = 0; row < nrows; row++) {
 		for (int i = 0; i < ncols; i++)
-			vals[i] = PQgetisnull(r, row, i) ? NULL : PQgetvalue(r, row, i);
+			vals[i] = libpq.PQgetisnull(r, row, i) ? NULL : libpq.PQgetvalue(r, row, i);
 		if (fn && fn(ctx, ncols, vals))
 			break;
 	}
 	free(vals);
-	PQclear(r);
+	libpq.PQclear(r);
 	return 0;
 }
 
@@ -109,11 +150,11 @@ static int pg_load_begin(struct db *db, const char *table, int ncols, const char
 	}
 	char *next = xasprintf("%s) FROM STDIN", sql);
 	free(sql);
-	PGresult *r = PQexec(db->conn, next);
+	PGresult *r = libpq.PQexec(db->conn, next);
 	free(next);
 	if (check(db, r, PGRES_COPY_IN, table, err) < 0)
 		return -1;
-	PQclear(r);
+	libpq.PQclear(r);
 	db->load = (void *)(intptr_t)ncols;
 	return 0;
 }
@@ -160,25 +201,25 @@ static int pg_load_row(struct db *db, const char *const *values, char **err)
 			put(&b, "\\N", 2);
 	}
 	put(&b, "\n", 1);
-	int rc = PQputCopyData(db->conn, b.s, (int)b.len);
+	int rc = libpq.PQputCopyData(db->conn, b.s, (int)b.len);
 	free(b.s);
 	if (rc != 1)
-		return fail_msg(db, err, "COPY", PQerrorMessage(db->conn));
+		return fail_msg(db, err, "COPY", libpq.PQerrorMessage(db->conn));
 	return 0;
 }
 
 static int pg_load_end(struct db *db, char **err)
 {
 	db->load = NULL;
-	if (PQputCopyEnd(db->conn, NULL) != 1)
-		return fail_msg(db, err, "COPY", PQerrorMessage(db->conn));
-	PGresult *r = PQgetResult(db->conn);
+	if (libpq.PQputCopyEnd(db->conn, NULL) != 1)
+		return fail_msg(db, err, "COPY", libpq.PQerrorMessage(db->conn));
+	PGresult *r = libpq.PQgetResult(db->conn);
 	int rc = check(db, r, PGRES_COMMAND_OK, "COPY", err);
 	if (rc == 0)
-		PQclear(r);
+		libpq.PQclear(r);
 	/* Drain: libpq wants PQgetResult until NULL. */
-	while ((r = PQgetResult(db->conn)))
-		PQclear(r);
+	while ((r = libpq.PQgetResult(db->conn)))
+		libpq.PQclear(r);
 	return rc;
 }
 

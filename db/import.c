@@ -270,7 +270,7 @@ static int insert_kinds(struct importer *im, const char *sid, const struct model
 			const struct ps_vma_sum *s = &v->sum;
 			int c = v->v.kind;
 			k[c].vmas++, k[c].vss += model_vma_pages(m, v), k[c].rss += s->resident;
-			k[c].pss += s->pss, k[c].uss += s->single, k[c].swap += s->swapped;
+			k[c].pss += s->pss, k[c].uss += s->single, k[c].swap += model_vma_swap(v);
 			k[c].anon += s->anon, k[c].sis += single_in_shared(v);
 		}
 	if (load_rows_begin(im, "kind", cols, 10) < 0)

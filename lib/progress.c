@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
+double ps_monotonic_seconds(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -30,7 +30,7 @@ void ps_progress_say(struct ps_progress *p, bool force, const char *fmt, ...)
 {
 	if (!p->on)
 		return;
-	double t = now();
+	double t = ps_monotonic_seconds();
 	if (!force && p->shown && t - p->last < p->delay)
 		return;
 	char text[160];

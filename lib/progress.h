@@ -25,4 +25,7 @@ void ps_progress_say(struct ps_progress *p, bool force, const char *fmt, ...)
 /* Erase the line, if one is shown. */
 void ps_progress_done(struct ps_progress *p);
 
+/* CLOCK_MONOTONIC in seconds: for rates and rate limits. */
+double ps_monotonic_seconds(void);
+
 #endif

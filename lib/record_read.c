@@ -1002,6 +1002,11 @@ static int read_sum(struct ps_reader *r, struct kvline *kv, struct ps_vma_sum *s
 		if (*out[i] == PS_UNKNOWN)
 			*out[i] = 0;
 	}
+	/* 1.3, optional: absent is none, "-" unknown (kept: the swap totals say so). */
+	if (kv_num(r, kv, "sum", "shmem_swap", false, false, &s->shmem_swap) < 0)
+		return -1;
+	if (!kv_get(kv, "shmem_swap"))
+		s->shmem_swap = 0;
 	if (s->pss > UINT64_MAX >> PS_PSS_SHIFT)
 		return rfail(r, "sum record: pss out of range");
 	s->pss <<= PS_PSS_SHIFT;
@@ -1009,7 +1014,8 @@ static int read_sum(struct ps_reader *r, struct kvline *kv, struct ps_vma_sum *s
 		return rfail(r, "sum record for mm %llu VMA %llx does not follow that VMA",
 			     (unsigned long long)s->mm, (unsigned long long)s->start);
 	uint64_t vpages = (r->vma_end - r->vma_start) >> r->hdr.page_shift;
-	if (s->resident > vpages || s->swapped > vpages || s->unknown > vpages)
+	if (s->resident > vpages || s->swapped > vpages || s->unknown > vpages ||
+	    (s->shmem_swap != PS_UNKNOWN && s->shmem_swap > vpages))
 		return rfail(r, "sum record: more pages than the VMA holds (%llu)", (unsigned long long)vpages);
 	r->in_vma = false; /* the summary closes the VMA */
 	return 0;

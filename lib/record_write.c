@@ -577,6 +577,8 @@ int ps_write_sum(struct ps_writer *w, const struct ps_vma_sum *s)
 	kv_dec(w, "excluded", s->excluded);
 	kv_dec(w, "unknown", s->unknown);
 	kv_dec(w, "pss", s->pss >> PS_PSS_SHIFT);
+	if (s->shmem_swap) /* 1.3, optional: only sources that measure it, and only when there is some */
+		kv_dec(w, "shmem_swap", s->shmem_swap);
 	return end_line(w);
 }
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #define PS_FORMAT_MAJOR 1
-#define PS_FORMAT_MINOR 2
+#define PS_FORMAT_MINOR 3
 #define PS_MAGIC "pagesleuth-records"
 #define PS_MAX_LINE 65535
 #define PS_UNKNOWN UINT64_MAX /* a numeric field written as "-" */
@@ -149,11 +149,15 @@ struct ps_unknown_range {
 };
 
 /* Per-VMA page summary. Counts in pages; pss in bytes << PS_PSS_SHIFT in memory (the
- * fraction keeps sums exact, as the kernel's smaps does) and in whole bytes on disk. */
+ * fraction keeps sums exact, as the kernel's smaps does) and in whole bytes on disk.
+ * shmem_swap (1.3): shmem/tmpfs pages of the VMA that are swapped out with no page-table
+ * entry (so no w record), as smaps' Swap counts them; 0 when absent, PS_UNKNOWN when the
+ * source could not tell. Never part of swapped, which counts w records. */
 struct ps_vma_sum {
 	uint64_t mm, start;
 	uint64_t resident, exec, ro, single, shared, referenced, dirty, swapped, anon, file,
 		excluded, unknown, pss;
+	uint64_t shmem_swap;
 };
 
 struct ps_warn {

@@ -229,3 +229,56 @@ uint64_t proc_smaps_field_kb(const char *text, uint64_t start, const char *name)
 	}
 	return UINT64_MAX;
 }
+
+int proc_parse_smaps(const char *text, struct proc_smaps_vma **vmas, size_t *n, size_t *cap)
+{
+	*n = 0;
+	struct proc_smaps_vma *v = NULL;
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		char *end;
+		uint64_t start = strtoull(line, &end, 16);
+		if (end != line && *end == '-') { /* "start-end perm ...": the next VMA */
+			if (*n == *cap) {
+				size_t ncap = *cap ? *cap * 2 : 256;
+				struct proc_smaps_vma *grown = realloc(*vmas, ncap * sizeof *grown);
+				if (!grown)
+					return ENOMEM;
+				*vmas = grown, *cap = ncap;
+			}
+			v = &(*vmas)[(*n)++];
+			memset(v, 0xff, sizeof *v); /* every field unknown until listed */
+			v->start = start;
+			continue;
+		}
+		if (!v)
+			continue;
+		static const struct { const char *name; size_t offset; } fields[] = {
+			{ "Rss", offsetof(struct proc_smaps_vma, rss) },
+			{ "Pss", offsetof(struct proc_smaps_vma, pss) },
+			{ "Shared_Clean", offsetof(struct proc_smaps_vma, shared_clean) },
+			{ "Shared_Dirty", offsetof(struct proc_smaps_vma, shared_dirty) },
+			{ "Private_Clean", offsetof(struct proc_smaps_vma, private_clean) },
+			{ "Private_Dirty", offsetof(struct proc_smaps_vma, private_dirty) },
+			{ "Referenced", offsetof(struct proc_smaps_vma, referenced) },
+			{ "Swap", offsetof(struct proc_smaps_vma, swap) },
+			{ "KernelPageSize", offsetof(struct proc_smaps_vma, kernel_page_size) },
+		};
+		for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+			if (status_field(line, fields[f].name, (uint64_t *)((char *)v + fields[f].offset)))
+				break;
+	}
+	return 0;
+}
+
+const struct proc_smaps_vma *proc_smaps_find(const struct proc_smaps_vma *vmas, size_t n, uint64_t start)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (vmas[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && vmas[lo].start == start ? &vmas[lo] : NULL;
+}

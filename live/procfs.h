@@ -1,5 +1,5 @@
 /* procfs.h - read and parse the small /proc files a live snapshot needs: stat, status,
- * maps, smaps (KernelPageSize only). Parsers work on text already read, so they are pure
+ * maps, smaps (the per-VMA sizes snap uses). Parsers work on text already read, so they are pure
  * and testable; errors are returned as values (errno or -1), never printed here. */
 #ifndef PAGESLEUTH_LIVE_PROCFS_H
 #define PAGESLEUTH_LIVE_PROCFS_H
@@ -58,7 +58,19 @@ struct proc_map {
 int proc_parse_maps(char *text, struct proc_map **maps, size_t *n, size_t *cap, size_t *bad_line);
 
 /* From /proc/PID/smaps TEXT, field NAME ("KernelPageSize", "Rss", in kB) of the VMA starting
- * at START, or UINT64_MAX if that VMA or field is not listed. */
+ * at START, or UINT64_MAX if that VMA or field is not listed (one VMA: wss's question). */
 uint64_t proc_smaps_field_kb(const char *text, uint64_t start, const char *name);
+/* One VMA of /proc/PID/smaps: the fields snap uses, in kB, UINT64_MAX where not listed. */
+struct proc_smaps_vma {
+	uint64_t start;
+	uint64_t rss, pss, shared_clean, shared_dirty, private_clean, private_dirty, referenced,
+		swap, kernel_page_size;
+};
+/* Parse smaps TEXT into *vmas (grown as needed, *cap entries allocated), in the file's order
+ * (ascending start). Returns 0 or ENOMEM. One pass: a process's thousands of VMAs cost one
+ * walk of the text, not one per VMA. */
+int proc_parse_smaps(const char *text, struct proc_smaps_vma **vmas, size_t *n, size_t *cap);
+/* The VMA starting at START in VMAS[0..N) (ascending), or NULL. */
+const struct proc_smaps_vma *proc_smaps_find(const struct proc_smaps_vma *vmas, size_t n, uint64_t start);
 
 #endif

@@ -17,9 +17,12 @@
  *   PAGEMAP_SCAN ioctl (6.7+)   where the next populated (present or swapped) page of a big
  *                               VMA is, so big holes are jumped over; which ranges a huge
  *                               (PMD/PUD) leaf maps, asked only for batches holding compound pages
- *   /proc/PID/smaps             only for processes with huge leaves: KernelPageSize, which
- *                               tells hugetlb VMAs (page size > base) from THP; and before
- *                               6.7 Rss/Swap, to skip big VMAs with nothing in them
+ *   /proc/PID/smaps             once per process, parsed into a table: per VMA Referenced
+ *                               (pagemap has no PTE accessed bit) and Swap (swapped-out
+ *                               shmem has no pagemap entry: written as the sum's shmem_swap);
+ *                               KernelPageSize, which tells hugetlb VMAs (page size > base)
+ *                               from THP; before 6.7 Rss/Swap, to skip big VMAs with nothing
+ *                               in them; without root Pss, Private_* and Shared_*
  *   /proc/kpagecount            mapcount of each present PFN (one pread per PFN window),
  *                               except order-0 pages pagemap marks exclusive: mapcount 1
  *   /proc/kpageflags            page flags of each present PFN, copied unchanged
@@ -122,6 +125,9 @@ struct snap {
 	/* reused per process */
 	struct proc_buf buf, maps_text, smaps_text;
 	bool smaps_loaded;
+	int smaps_err;                /* why smaps could not be read (errno), or 0 */
+	struct proc_smaps_vma *smaps; /* its VMAs, parsed */
+	size_t nsmaps, smaps_cap;
 	struct proc_map *maps;
 	size_t nmaps, maps_cap;
 	struct ps_vma *vmas;
@@ -144,6 +150,7 @@ struct proc_ctx {
 	uint64_t mm_id;
 	int pagemap_fd;
 	const char *failed; /* pagemap failed (the reason of the u records for the rest), or NULL */
+	bool smaps_warned;  /* smaps could not be read: said once */
 };
 
 /* ---- messages ------------------------------------------------------------------------------ */
@@ -167,7 +174,9 @@ static void usage(FILE *out)
 		"usage: pagesleuth snap [--pid PID]... [-o FILE] [--no-pages] [--jobs N] [-t K=V]...\n"
 		"                       [--every SECONDS [--count N]]\n\n"
 		"Snapshot running user processes from /proc into pagesleuth records: threads, address\n"
-		"spaces, VMAs and, page by page, what each maps (PFN, mapcount, page flags; swap).\n\n"
+		"spaces, VMAs and, page by page, what each maps (PFN, mapcount, page flags; swap);\n"
+		"per VMA also smaps' Referenced and swapped-out shared memory (MAP_SHARED anonymous,\n"
+		"tmpfs: pagemap shows no entry for it), from /proc/PID/smaps.\n\n"
 		"  -p, --pid PID    only this process (repeatable); default: every user process\n"
 		"  -o, --output F   write to F atomically (default: stdout unless a terminal; '-': stdout)\n"
 		"      --no-pages   VMAs only: no page runs or summaries (fast)\n"
@@ -476,24 +485,27 @@ static unsigned log2_u64(uint64_t v)
 	return n;
 }
 
-/* Leaf shift of a huge-mapped page in VMA: hugetlb VMAs have their own page size (smaps
- * KernelPageSize, read once per process and only when needed); THP is PMD-mapped. */
-static const char *smaps_of(struct snap *s, struct proc_ctx *p)
+/* VMA's entry in the process's smaps, read and parsed once per process (at its first VMA),
+ * or NULL when smaps could not be read (s->smaps_err says why) or does not list VMA (it was
+ * mapped or unmapped meanwhile). */
+static const struct proc_smaps_vma *smaps_of(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma)
 {
 	if (!s->smaps_loaded) {
-		if (proc_read_file_at(p->dir, "smaps", &s->smaps_text) != 0) {
-			s->smaps_text.len = 0;
-			if (s->smaps_text.data)
-				s->smaps_text.data[0] = '\0';
-		}
+		s->nsmaps = 0;
+		s->smaps_err = proc_read_file_at(p->dir, "smaps", &s->smaps_text);
+		if (!s->smaps_err)
+			s->smaps_err = proc_parse_smaps(s->smaps_text.data, &s->smaps, &s->nsmaps, &s->smaps_cap);
 		s->smaps_loaded = true;
 	}
-	return s->smaps_text.data ? s->smaps_text.data : "";
+	return s->smaps_err ? NULL : proc_smaps_find(s->smaps, s->nsmaps, vma->start);
 }
 
+/* Leaf shift of a huge-mapped page in VMA: hugetlb VMAs have their own page size (smaps
+ * KernelPageSize); THP is PMD-mapped. */
 static unsigned huge_leaf_shift(struct snap *s, struct proc_ctx *p, const struct ps_vma *vma)
 {
-	uint64_t kb = proc_smaps_field_kb(smaps_of(s, p), vma->start, "KernelPageSize");
+	const struct proc_smaps_vma *sv = smaps_of(s, p, vma);
+	uint64_t kb = sv ? sv->kernel_page_size : UINT64_MAX;
 	return kb != UINT64_MAX && kb * 1024 > s->page_size ? log2_u64(kb * 1024) : s->pmd_shift;
 }
 
@@ -718,10 +730,8 @@ static uint64_t next_populated(struct snap *s, struct proc_ctx *p, const struct 
 	 * all; asked once, at the VMA's start. */
 	if (va != vma->start)
 		return va;
-	const char *smaps = smaps_of(s, p);
-	uint64_t rss = proc_smaps_field_kb(smaps, vma->start, "Rss");
-	uint64_t swap = proc_smaps_field_kb(smaps, vma->start, "Swap");
-	return rss == 0 && swap == 0 ? vma->end : va;
+	const struct proc_smaps_vma *sv = smaps_of(s, p, vma);
+	return sv && sv->rss == 0 && sv->swap == 0 ? vma->end : va;
 }
 
 /* Empty entries at the end of a batch from which a jump to the next populated page is
@@ -822,16 +832,39 @@ static void write_vma_pages(struct snap *s, struct proc_ctx *p, const struct ps_
 	 * page table of its own: nothing to record. */
 	if (strcmp(vma->path, "[vsyscall]") != 0)
 		write_range(s, p, vma, &r);
+	const struct proc_smaps_vma *sv = p->failed ? NULL : smaps_of(s, p, vma);
+	if (!p->failed && s->smaps_err && s->smaps_err != ESRCH && s->smaps_err != ENOENT &&
+	    !p->smaps_warned) {
+		p->smaps_warned = true;
+		problem(s, p->mm_id, PS_UNKNOWN, "pid %llu: /proc/%llu/smaps: %s: referenced pages from page "
+			"flags only (no PTE accessed bits), swapped-out shmem unknown",
+			(unsigned long long)p->pid, (unsigned long long)p->pid, strerror(s->smaps_err));
+	}
+	const uint64_t kb_per_page = s->page_size / 1024;
+	/* Referenced as smaps counts it (PTE young, PG_young or PG_referenced): pagemap shows no
+	 * PTE accessed bit, so the page runs alone would give PG_referenced only. */
+	if (sv && sv->referenced != UINT64_MAX)
+		r.sum.referenced = sv->referenced / kb_per_page;
+	/* A swapped-out shmem/tmpfs page (MAP_SHARED anonymous, SysV, memfd, tmpfs files: all on
+	 * filesystems with an anonymous device, major 0) leaves no page-table entry: pagemap says
+	 * neither present nor swapped, smaps' Swap counts it (from the shmem object). What smaps
+	 * counts beyond the VMA's swap entries is that. */
+	if (vma->inode != 0 && vma->dev_major == 0 && !p->failed) {
+		if (!sv || sv->swap == UINT64_MAX) {
+			r.sum.shmem_swap = PS_UNKNOWN;
+		} else {
+			uint64_t vpages = (vma->end - vma->start) / s->page_size, swap = sv->swap / kb_per_page;
+			r.sum.shmem_swap = swap > r.sum.swapped ? swap - r.sum.swapped : 0;
+			if (r.sum.shmem_swap > vpages - r.sum.swapped)
+				r.sum.shmem_swap = vpages - r.sum.swapped; /* smaps read at another moment */
+		}
+	}
 	/* Without the PFNs there are no mapcounts, but the kernel still gives the owner smaps:
 	 * its Pss and Private (pages mapped once) stand in for them in the summary (kB precision
 	 * per VMA, as smaps has them). */
-	if (!s->pfn_visible && r.sum.resident) {
-		const char *smaps = smaps_of(s, p);
-		uint64_t pss_kb = proc_smaps_field_kb(smaps, vma->start, "Pss");
-		uint64_t private_kb = proc_smaps_field_kb(smaps, vma->start, "Private_Clean") +
-				      proc_smaps_field_kb(smaps, vma->start, "Private_Dirty");
-		uint64_t shared_kb = proc_smaps_field_kb(smaps, vma->start, "Shared_Clean") +
-				     proc_smaps_field_kb(smaps, vma->start, "Shared_Dirty");
+	if (!s->pfn_visible && r.sum.resident && sv) {
+		uint64_t pss_kb = sv->pss, private_kb = sv->private_clean + sv->private_dirty;
+		uint64_t shared_kb = sv->shared_clean + sv->shared_dirty;
 		r.sum.pss = (pss_kb * 1024) << PS_PSS_SHIFT;
 		r.sum.single = private_kb * 1024 / s->page_size;
 		r.sum.shared = shared_kb * 1024 / s->page_size;
@@ -999,7 +1032,7 @@ static void snap_free(struct snap *s)
 	kpage_scratch_free(&s->kscratch);
 	read_pool_free(s->pool);
 	proc_buf_free(&s->buf), proc_buf_free(&s->maps_text), proc_buf_free(&s->smaps_text);
-	free(s->maps), free(s->vmas), free(s->threads), free(s->tids), free(s->huge), free(s->ranges);
+	free(s->smaps), free(s->maps), free(s->vmas), free(s->threads), free(s->tids), free(s->huge), free(s->ranges);
 	free(s->pm), free(s->pfn), free(s->count_pfn), free(s->count), free(s->flags), free(s->shift);
 }
 

@@ -9,7 +9,9 @@
 #   - progress on a terminal only: extract with stderr a terminal shows "processes N/M" and
 #     "frames N/M" on one self-erasing line and leaves the screen clean at the end, snap
 #     --every counts its snapshots; with stderr a file, no carriage return is written; the
-#     records are the same either way.
+#     records are the same either way;
+#   - report and diff --units: a bad name refused in one line; human, kib and pages text
+#     within 100 columns and equal to the CSV's exact numbers; CSV and JSON unchanged by it.
 set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
 . tests/cases/lib/fixtures.sh
@@ -33,6 +35,53 @@ for typo in extrct:extract rpeort:report snp:snap rep:report; do
 		bad "typo ${typo%%:*}: exit $rc, expected 2 naming ${typo#*:}: $(tr '\n' '|' <"$T/typo.err")"
 done
 echo "cli: typos: extrct, rpeort, snp, rep: the intended command named"
+
+# --units: a bad name is one line and exit 2; text in every convention fits 100 columns and
+# says the numbers CSV holds (KiB exact, pages = KiB / 4 for these 4 KiB records, human
+# within its rounding); CSV and JSON are the same whatever --units says.
+for cmd in "report --units bogus tests/records/kinds.rec" \
+	"diff -u furlongs tests/records/diff_a.rec tests/records/diff_b.rec"; do
+	# shellcheck disable=SC2086
+	"$P" $cmd >"$T/units.out" 2>"$T/units.err"; rc=$?
+	[ $rc -eq 2 ] && [ ! -s "$T/units.out" ] && [ "$(wc -l <"$T/units.err")" -eq 1 ] &&
+		grep -q -- "--units .*not one of human, kib, pages" "$T/units.err" ||
+		bad "$cmd: exit $rc: $(head -c 200 "$T/units.err")"
+done
+for c in report diff; do
+	"$P" $c --help | grep -q -- "-u, --units UNITS" || bad "$c --help does not describe --units"
+done
+tr=tests/cases/lib/textreport.py
+ex=examples/debian12-live.rec.zst
+for u in human kib pages; do
+	"$P" report -u "$u" "$ex" >"$T/ex.$u" 2>/dev/null || bad "report -u $u $ex: exit $?"
+	"$P" diff -u "$u" tests/records/diff_a.rec tests/records/diff_b.rec >"$T/diff.$u" || bad "diff -u $u: exit $?"
+	for f in "$T/ex.$u" "$T/diff.$u"; do
+		w=$(python3 "$tr" width "$f")
+		[ "$w" -le 100 ] || bad "--units $u: $(basename "$f") has a line of $w columns"
+	done
+	"$P" report -u "$u" -f csv "$ex" >"$T/ex.$u.csv" 2>/dev/null
+	"$P" report -u "$u" -f json "$ex" >"$T/ex.$u.json" 2>/dev/null
+done
+cmp -s "$T/ex.human.csv" "$T/ex.pages.csv" && cmp -s "$T/ex.kib.csv" "$T/ex.pages.csv" &&
+	cmp -s "$T/ex.human.json" "$T/ex.pages.json" && cmp -s "$T/ex.kib.json" "$T/ex.pages.json" ||
+	bad "CSV or JSON differ with --units"
+n=0
+while IFS=, read -r pid _ _ rss pss _ _; do
+	[ "$pid" = pid ] && continue
+	k=$(python3 "$tr" get "$T/ex.kib" 'PSS and USS per process' PID "$pid" RSS)
+	pg=$(python3 "$tr" get "$T/ex.pages" 'PSS and USS per process' PID "$pid" RSS)
+	ppss=$(python3 "$tr" get "$T/ex.pages" 'PSS and USS per process' PID "$pid" PSS)
+	read -r hb htol <<<"$(python3 "$tr" human "$(python3 "$tr" get "$T/ex.human" 'PSS and USS per process' PID "$pid" RSS)")"
+	[ "$k" = "$rss" ] && [ "$pg" = $((rss / 4)) ] &&
+		awk -v p="$ppss" -v k="$pss" 'BEGIN { exit !(p * 4 == k) }' &&
+		awk -v b="$hb" -v t="$htol" -v k="$rss" 'BEGIN { d = b - k * 1024; exit !(d <= t && d >= -t) }' ||
+		bad "pid $pid: CSV rss $rss pss $pss KiB, text kib $k, pages $pg / $ppss, human $hb +- $htol bytes"
+	n=$((n + 1))
+done < <(awk '/^# table: pss$/ { t = 1; next } /^$/ { t = 0 } t' "$T/ex.kib.csv")
+[ "$n" -gt 0 ] || bad "no pss rows in the example's CSV"
+d=$(python3 "$tr" get "$T/diff.pages" 'Per-process change' PID 900 RSS_DELTA)
+[ "$d" = 8 ] || bad "diff -u pages: grower's RSS_DELTA '$d', the CSV's 32 KiB is 8 pages"
+echo "cli: --units: bad names refused; $n processes agree in kib, pages, human; text within 100 columns; CSV/JSON unchanged"
 
 if command -v script >/dev/null; then
 	d31=$(fx_dump x86_64 kdump-d31.kdump) || { bad "x86_64 kdump-d31 not available"; d31=; }

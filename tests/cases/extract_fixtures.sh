@@ -24,7 +24,9 @@
 #     note; the committed BTF): gtcheck for every workload process (tests/tools/gt2check.py
 #     leaves out ARM's [vectors] gate page and adjusts ppc32's [vdso] for gtcap's own exit),
 #     every workload-region page mapped; the e500 kdump-zlib gives the ELF's records;
-#   - `pagesleuth report` on every extracted file exits 0 and names the workload's comms.
+#   - `pagesleuth report` on every extracted file exits 0 and names the workload's comms; its
+#     PSS per process (CSV, and the text tables with --units kib, pages, human) agrees with
+#     the guest's smaps, and every text line fits 100 columns.
 set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
 . tests/cases/lib/fixtures.sh
@@ -120,6 +122,51 @@ for sm in sorted(glob.glob(os.path.join(sys.argv[2], "smaps.*"))):
     if not ok:
         bad = 1
     print("  pid %s: analyzer PSS %s KiB, smaps Pss sum %d KiB over %d VMAs%s" % (pid, got, total, nvma, "" if ok else "  <-- MISMATCH"))
+sys.exit(bad)
+PY
+	# The text tables in each --units convention against the same smaps: PSS in KiB within
+	# the bounds above, RSS in pages = the smaps Rss sum / the page size exactly, human sizes
+	# parsed back within their rounding; every line of every table within 100 columns.
+	local u
+	for u in kib pages human; do
+		"$FAST" report -a all -u "$u" "$out" >"$out.text.$u" 2>/dev/null ||
+			{ bad "report -a all -u $u $(basename "$out") failed"; return; }
+	done
+	python3 - "$out.text" "$T/gt.$fx" <<'PY' || bad "$(basename "$out"): text tables (--units) differ from smaps"
+import glob, os, re, sys
+sys.path.insert(0, "tests/cases/lib")
+import textreport
+base, gt = sys.argv[1], sys.argv[2]
+bad = 0
+for u in ("kib", "pages", "human"):
+    w = max(len(l) for l in open("%s.%s" % (base, u), encoding="utf-8", errors="replace").read().split("\n"))
+    if w > 100:
+        print("  --units %s: a line of %d columns  <-- TOO WIDE" % (u, w)); bad = 1
+ps = int(re.search(r"^page size: (\d+)$", open(base + ".kib").read(), re.M).group(1))
+for sm in sorted(glob.glob(os.path.join(gt, "smaps.*"))):
+    pid = sm.rsplit(".", 1)[1]
+    pss = rss = nvma = 0
+    for line in open(sm):
+        if line.startswith("Pss:"):
+            pss += int(line.split()[1]); nvma += 1
+        elif line.startswith("Rss:"):
+            rss += int(line.split()[1])
+    def get(u, title, col):
+        return textreport.get("%s.%s" % (base, u), title, "PID", pid, col)
+    try:
+        kib_pss = int(get("kib", "PSS and USS per process", "PSS"))
+        pages_rss = get("pages", "PSS and USS per process", "RSS")
+        sum_rss = get("pages", "Per-process summary", "RSS")
+        h_rss, h_pss = get("human", "PSS and USS per process", "RSS"), get("human", "PSS and USS per process", "PSS")
+    except LookupError as e:
+        print("  pid %s: %s  <-- MISSING" % (pid, e)); bad = 1; continue
+    (hr, tr), (hp, tp) = textreport.human(h_rss), textreport.human(h_pss)
+    ok = (pss - 1 <= kib_pss <= pss + nvma and pages_rss == sum_rss == str(rss * 1024 // ps)
+          and abs(hr - rss * 1024) <= tr and (pss - 1) * 1024 - tp <= hp <= (pss + nvma) * 1024 + tp)
+    bad |= not ok
+    print("  pid %s: --units kib PSS %d (smaps %d); pages RSS %s, summary %s (smaps %d KiB / %d); "
+          "human RSS %s, PSS %s%s" % (pid, kib_pss, pss, pages_rss, sum_rss, rss, ps, h_rss, h_pss,
+                                      "" if ok else "  <-- MISMATCH"))
 sys.exit(bad)
 PY
 }

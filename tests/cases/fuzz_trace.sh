@@ -3,7 +3,7 @@
 # model_load, every trace analysis, every renderer (fuzz/fuzz_trace.c). Seeds: the trace
 # lines of examples/trace-example.rec and a few hostile ones; a dictionary of the trace tags
 # and keys. Any crash, leak, hang (10 s per input), UBSan report or broken invariant fails.
-# PAGESLEUTH_FUZZ_SECONDS (default 20) sets the length; the reproducer is left in
+# PAGESLEUTH_FUZZ_SECONDS (default 20) sets the length (PAGESLEUTH_FUZZ_RUNS: at most that many inputs); the reproducer is left in
 # $B/fuzz/artifacts/. Run from the repository root.
 set -euo pipefail
 command -v clang >/dev/null || { echo "skip: clang is not installed (make deps)"; exit 77; }
@@ -42,7 +42,7 @@ printf '%s\n' 'frame id=1 ip=10 fn=%3Cs%3E file=a%22b%26c%27.c line=1 obj=%FF%FE
 } >"$work/dict"
 
 # -timeout: one input taking 10 s is a hang. A crash must not exit 77 (a skip to tests/run.sh).
-"$bin" "$work/corpus" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+"$bin" "$work/corpus" -max_total_time="$secs" -runs="${PAGESLEUTH_FUZZ_RUNS:--1}" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	-error_exitcode=1 -timeout_exitcode=1 -dict="$work/dict" \
 	-artifact_prefix="$B/fuzz/artifacts/" -print_final_stats=1 2>"$work/log" || {
 	tail -40 "$work/log"

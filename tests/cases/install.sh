@@ -7,7 +7,7 @@
 #     pages and --help are one source, so a help text changed without its man page fails here;
 #   - the bash completion completes commands (ext -> extract), options (extract --vml ->
 #     --vmlinux; db check --max-g -> --max-growth), the options of every command's option
-#     lines, and file names;
+#     lines, the values of report/diff --units and of -f, and file names;
 #   - the installed `pagesleuth valgrind` finds the installed Valgrind tool relative to its own
 #     file, and a pagesleuth without the tool says in one line how to build it;
 #   - the crash extension and the documents the man pages name are installed;
@@ -100,6 +100,9 @@ expect help rep = report
 expect db ch = check
 expect db check --max-g = --max-growth
 expect valgrind --ou = --out=
+expect report --units "" = human kib pages
+expect diff -u k = kib
+expect db ls -f c = csv
 expect report "$T/dump-o" = "$T/dump-one.vmcore"
 expect extract "$T/dump-one.vmcore" -p 1 --vmlinux "$T/dump-" = "$T/dump-one.vmcore"
 # every long option of each command's option lines ("  -o, --output FILE  ...") is offered

@@ -7,9 +7,11 @@
 # view with tests/tools/gtcapture (smaps, pagemap, kpagecount, kpageflags; its own reader,
 # no pagesleuth code) and its minflt from /proc/PID/stat; then waits for snap's round, captures
 # again, and lets the program take its next step (SIGCONT). Checked per round: every page and
-# VMA (gtcheck, on that round's snapshot cut out of the stream), the task's minflt equal to
-# /proc's and growing by the 64 faults of a step; then `report -a thrash` on the stream and
-# `diff` of the first and last rounds against the captured Rss; then SIGINT in the middle of a
+# VMA (gtcheck --referenced, on that round's snapshot cut out of the stream: per VMA also
+# referenced = smaps Referenced), the task's minflt equal to /proc's and growing by the 64
+# faults of a step; then `report -a thrash` on the stream (working set = smaps Referenced,
+# RSS = Rss, first and last rounds) and `diff` of the first and last rounds against the
+# captured Rss (CSV, and its text with --units kib, pages, human); then SIGINT in the middle of a
 # repeated snapshot with -o: the file appears whole, its last snapshot closed as partial.
 # Exit 0 pass, 77 skip (not root), 1 fail.
 set -u
@@ -47,6 +49,7 @@ wait_stopped() {
 	fail "pid $1 did not stop (state $(state "$1"))"
 }
 rss_kb() { awk '$1 == "Rss:" { s += $2 } END { print s + 0 }' "$1"; }
+ref_kb() { awk '$1 == "Referenced:" { s += $2 } END { print s + 0 }' "$1"; }
 
 ROUNDS=4 K=64
 "$T/toucher" steps 1024 $K fresh >"$T/toucher.out" 2>&1 &
@@ -93,7 +96,7 @@ for r in $(seq 0 $((ROUNDS - 1))); do
 	# any process starts or exits, and can change and change back while a round is taken (a
 	# round cannot be taken again, as live_snap.sh's attempts are). Such mismatches alone are
 	# reported, not failed.
-	if ! "$T/gtcheck" $P "$T/round.$r" "$T/smaps.$r" "$T/pages.$r" "$T/pages_after.$r" >"$T/check.$r" 2>&1; then
+	if ! "$T/gtcheck" --referenced $P "$T/round.$r" "$T/smaps.$r" "$T/pages.$r" "$T/pages_after.$r" >"$T/check.$r" 2>&1; then
 		vdso=$(awk '$NF == "[vdso]" || $NF == "[vvar]" || $NF == "[vvar_vclock]" { print $1 }' "$T/smaps.$r" | tr '\n' ' ')
 		other=$(grep 'mismatch' "$T/check.$r" | while read -r line; do
 			ok=""
@@ -125,18 +128,43 @@ done
 "$PAGESLEUTH" report -a thrash -f csv "$T/stream.rec" >"$T/thrash.csv" || fail "report -a thrash failed"
 row=$(awk -F, -v p=$P '$1 == p' "$T/thrash.csv")
 [ -n "$row" ] || fail "pid $P not in the thrash table: $(cat "$T/thrash.csv")"
-IFS=, read -r _ _ snaps _ _ _ _ _ rss0 rss1 _ <<<"$row"
+IFS=, read -r _ _ snaps _ _ _ ws0 ws1 rss0 rss1 _ <<<"$row"
 last=$((ROUNDS - 1))
 want0=$(($(rss_kb "$T/smaps.0") / 4)) want1=$(($(rss_kb "$T/smaps.$last") / 4))
 [ "$snaps" = $ROUNDS ] && [ "$rss0" = "$want0" ] && [ "$rss1" = "$want1" ] ||
 	fail "thrash row '$row': expected $ROUNDS snapshots, RSS $want0 -> $want1 pages (smaps)"
-echo "live_every: thrash: $ROUNDS snapshots, RSS $rss0 -> $rss1 pages (smaps: $want0 -> $want1)"
+# The working set is smaps' Referenced (docs/analyses.md), the same before and after the round
+# (the program was stopped; reclaim could clear bits meanwhile: then it is said, not failed).
+ref0=$(ref_kb "$T/smaps.0") ref1=$(ref_kb "$T/smaps.$last")
+if [ "$ref0" = "$(ref_kb "$T/smaps_after.0")" ] && [ "$ref1" = "$(ref_kb "$T/smaps_after.$last")" ]; then
+	[ "$ws0" = $((ref0 / 4)) ] && [ "$ws1" = $((ref1 / 4)) ] ||
+		fail "thrash row '$row': working set $ws0 -> $ws1 pages, smaps Referenced $((ref0 / 4)) -> $((ref1 / 4))"
+	[ $((ws1 - ws0)) -ge $((last * K)) ] ||
+		fail "thrash: working set grew by $((ws1 - ws0)) pages, the program wrote $((last * K)) new ones"
+else
+	echo "live_every: note: smaps Referenced moved while a round was taken ($ref0/$(ref_kb "$T/smaps_after.0"), $ref1/$(ref_kb "$T/smaps_after.$last") kB): working set not compared"
+fi
+echo "live_every: thrash: $ROUNDS snapshots, RSS $rss0 -> $rss1 pages (smaps: $want0 -> $want1), working set $ws0 -> $ws1 pages (smaps Referenced: $((ref0 / 4)) -> $((ref1 / 4)))"
 "$PAGESLEUTH" diff -f csv "$T/round.0" "$T/round.$last" >"$T/diff.csv" || fail "diff failed"
 drss=$(awk -F, -v p=$P '/^# table: diff-procs/ { t = 1; next } t && $1 == p { print $6; exit }' "$T/diff.csv")
 want=$(($(rss_kb "$T/smaps.$last") - $(rss_kb "$T/smaps.0")))
 [ "$drss" = "$want" ] && [ "$want" = $((last * K * 4)) ] ||
 	fail "diff round 0 -> $last: RSS+- '$drss' KiB, smaps says $want, the program wrote $((last * K * 4))"
 echo "live_every: diff round 0 -> $last: RSS +$drss KiB (smaps +$want)"
+# The text of the same diff in each --units convention says the smaps growth too.
+TR=${PAGESLEUTH_ROOT:-.}/tests/cases/lib/textreport.py
+for u in kib pages human; do
+	"$PAGESLEUTH" diff -u "$u" "$T/round.0" "$T/round.$last" >"$T/diff.$u" || fail "diff -u $u failed"
+	[ "$(python3 "$TR" width "$T/diff.$u")" -le 100 ] || fail "diff -u $u: a line wider than 100 columns"
+done
+tdk=$(python3 "$TR" get "$T/diff.kib" 'Per-process change' PID "$P" RSS_DELTA)
+tdp=$(python3 "$TR" get "$T/diff.pages" 'Per-process change' PID "$P" RSS_DELTA)
+tdh=$(python3 "$TR" get "$T/diff.human" 'Per-process change' PID "$P" RSS_DELTA)
+read -r hb htol <<<"$(python3 "$TR" human "$tdh")"
+[ "$tdk" = "$want" ] && [ "$tdp" = $((want * 1024 / $(getconf PAGESIZE))) ] &&
+	awk -v b="$hb" -v t="$htol" -v k="$want" 'BEGIN { d = b - k * 1024; exit !(d <= t && d >= -t) }' ||
+	fail "diff text RSS_DELTA: kib '$tdk', pages '$tdp', human '$tdh'; smaps says +$want KiB"
+echo "live_every: diff text: RSS_DELTA $tdk KiB, $tdp pages, $tdh (smaps +$want KiB)"
 # The same two rounds chosen inside the one stream.
 "$PAGESLEUTH" diff -f csv --from 0 --to "$last" "$T/stream.rec" "$T/stream.rec" >"$T/diff2.csv" ||
 	fail "diff --from 0 --to $last failed"

@@ -50,7 +50,7 @@ check_records() { # FILE PID METHOD MODE ROWS
 import sys
 path, pid, method, mode, rows = sys.argv[1:]
 lines = open(path).read().splitlines()
-assert lines[0] == "pagesleuth-records 1.2", lines[0]
+assert lines[0] == "pagesleuth-records 1.3", lines[0]
 assert lines[1].startswith("header source=live "), lines[1]
 recs = [l.split(" ") for l in lines[2:]]
 assert len(recs) == int(rows), (len(recs), rows)

@@ -19,11 +19,12 @@
  *     each page's MAPCOUNT equals kpagecount and PFLAGS equals kpageflags;
  *   - the swapped pages (w records) equal the ground truth's, with type/offset when shown;
  *   - the VMAs equal smaps' VMAs (start, end, perm); per VMA, from the sum record:
- *     resident == (Rss + hugetlb)/pagesize, anon == Anonymous/pagesize, swapped == Swap,
+ *     resident == (Rss + hugetlb)/pagesize, anon == Anonymous/pagesize, swapped + shmem_swap
+ *     == Swap (shmem pages swapped out have no w record: the sum's shmem_swap counts them),
  *     PSS within 1 KiB of smaps Pss; and pages recorded with a huge SHIFT == AnonHugePages +
  *     ShmemPmdMapped + FilePmdMapped (+ hugetlb);
- *   - with --referenced, also referenced == smaps Referenced/pagesize per VMA. Opt-in: a live
- *     snapshot cannot see PTE young bits ('?'), so only dump records can match it.
+ *   - with --referenced, also referenced == smaps Referenced/pagesize per VMA (dump records
+ *     from the PTE accessed bits and page flags; live records copy smaps' own figure, 1.3).
  * PFLAGS bit 48 (young, a pagesleuth addition) is left out of the kpageflags comparison: the
  * kernel does not export PG_young, so the ground truth cannot say it.
  * Prints one line per mismatch (VMA, field, expected, got; at most 20 per kind) and
@@ -451,9 +452,16 @@ static void compare_vmas(const struct smaps_vma *sv, size_t nsv, const struct re
 		if (r->sum.anon != s->anon / kb_per_page)
 			mismatch(K_ANON, "VMA %" PRIx64 "-%" PRIx64 ": anon pages expected %" PRIu64 " (Anonymous), got %" PRIu64,
 				 s->start, s->end, s->anon / kb_per_page, r->sum.anon);
-		if (r->sum.swapped != s->swap / kb_per_page)
-			mismatch(K_SWAPPED, "VMA %" PRIx64 "-%" PRIx64 ": swapped pages expected %" PRIu64 " (Swap), got %" PRIu64,
-				 s->start, s->end, s->swap / kb_per_page, r->sum.swapped);
+		/* Swap: the w records, and the shmem pages swapped out that have no page-table
+		 * entry (sum shmem_swap=, 1.3). */
+		if (r->sum.shmem_swap == PS_UNKNOWN)
+			mismatch(K_SWAPPED, "VMA %" PRIx64 "-%" PRIx64 ": swapped-out shmem written as unknown, smaps says Swap %" PRIu64 " kB",
+				 s->start, s->end, s->swap);
+		else if (r->sum.swapped + r->sum.shmem_swap != s->swap / kb_per_page)
+			mismatch(K_SWAPPED, "VMA %" PRIx64 "-%" PRIx64 ": swapped pages expected %" PRIu64 " (Swap), got %" PRIu64
+				 " (%" PRIu64 " swap entries + %" PRIu64 " shmem)",
+				 s->start, s->end, s->swap / kb_per_page, r->sum.swapped + r->sum.shmem_swap,
+				 r->sum.swapped, r->sum.shmem_swap);
 		uint64_t pss_kb = (r->sum.pss >> PS_PSS_SHIFT) / 1024;
 		if (!s->hugetlb && (pss_kb > s->pss + 1 || pss_kb + 1 < s->pss))
 			mismatch(K_PSS, "VMA %" PRIx64 "-%" PRIx64 ": PSS expected %" PRIu64 " kB (Pss), got %" PRIu64 " kB",

@@ -314,11 +314,11 @@ static void test_threads(void)
 	EXPECT_NROWS(s, 2);
 	long r = ROW_U(s, "pid", 200);
 	EXPECT_S(s, r, "comm", "app");
-	EXPECT_ROW(s, r, { "threads", 3 }, { "text_virt", 2 }, { "text_phys", 2 }, { "vss", 2 },
-		   { "rss", 2 });
+	EXPECT_ROW(s, r, { "threads", 3 }, { "text_virt_pages", 2 }, { "text_res_pages", 2 }, { "vss_pages", 2 },
+		   { "rss_pages", 2 });
 	r = ROW_U(s, "pid", 210);
-	EXPECT_ROW(s, r, { "threads", 1 }, { "text_virt", 1 }, { "text_phys", 1 }, { "vss", 1 },
-		   { "rss", 1 });
+	EXPECT_ROW(s, r, { "threads", 1 }, { "text_virt_pages", 1 }, { "text_res_pages", 1 }, { "vss_pages", 1 },
+		   { "rss_pages", 1 });
 	CHECK(!L.r.partial, "threads.rec is complete, the report says partial");
 	unload(&L);
 }
@@ -337,16 +337,16 @@ static void test_kinds(void)
 	long r = ROW_U(s, "pid", 300);
 	EXPECT_S(s, r, "comm", "server");
 	EXPECT_ROW(s, r, { "threads", 1 },
-		   { "stack_virt", 34 }, { "stack_phys", 3 },
-		   { "heap_bss_virt", 10 }, { "heap_bss_phys", 6 },   /* heap 8 + bss 2; 5 + 1 */
-		   { "data_virt", 1 }, { "data_phys", 1 },
-		   { "text_virt", 6 }, { "text_phys", 4 },           /* r-x 4 + r-- 2; 3 + 1 */
-		   { "libdata_virt", 3 }, { "libdata_phys", 1 },     /* libdata 1 + libbss 2 */
-		   { "libtext_virt", 5 }, { "libtext_phys", 5 },     /* r-x 4 + RELRO 1 */
-		   { "anon_virt", 256 }, { "anon_phys", 1 },
-		   { "file_virt", 20 }, { "file_phys", 3 },          /* font 16 + shm 4; 2 + 1 */
-		   { "other_virt", 2 }, { "other_phys", 1 },         /* vdso */
-		   { "vss", 337 }, { "rss", 25 });
+		   { "stack_virt_pages", 34 }, { "stack_res_pages", 3 },
+		   { "heap_bss_virt_pages", 10 }, { "heap_bss_res_pages", 6 },   /* heap 8 + bss 2; 5 + 1 */
+		   { "data_virt_pages", 1 }, { "data_res_pages", 1 },
+		   { "text_virt_pages", 6 }, { "text_res_pages", 4 },           /* r-x 4 + r-- 2; 3 + 1 */
+		   { "libdata_virt_pages", 3 }, { "libdata_res_pages", 1 },     /* libdata 1 + libbss 2 */
+		   { "libtext_virt_pages", 5 }, { "libtext_res_pages", 5 },     /* r-x 4 + RELRO 1 */
+		   { "anon_virt_pages", 256 }, { "anon_res_pages", 1 },
+		   { "file_virt_pages", 20 }, { "file_res_pages", 3 },          /* font 16 + shm 4; 2 + 1 */
+		   { "other_virt_pages", 2 }, { "other_res_pages", 1 },         /* vdso */
+		   { "vss_pages", 337 }, { "rss_pages", 25 });
 
 	/* PSS: 18*PSS1 + 4*PSSN(3) + 3*PSSN(2) = 349525332 -> 85333 B -> 83 KiB. */
 	CHECK_U64(18 * PSS1 + 4 * PSSN(3) + 3 * PSSN(2), 349525332);
@@ -384,26 +384,26 @@ static void test_kinds(void)
 	const struct table *uc = TAB(&L.r, "unit-cost");
 	EXPECT_NROWS(uc, 2);
 	r = ROW_S(uc, "unit", "/usr/bin/server"); /* 6 pages mapcount 1; file 4, anon 2 */
-	EXPECT_ROW(uc, r, { "procs", 1 }, { "pss_kib", 24 }, { "clean_kib", 16 }, { "private_kib", 8 });
+	EXPECT_ROW(uc, r, { "procs", 1 }, { "pss_kib", 24 }, { "clean_shared_kib", 16 }, { "private_cow_kib", 8 });
 	r = ROW_S(uc, "unit", "/lib/libc.so.6"); /* file 4 pages, anon RELRO + data 2 */
-	EXPECT_ROW(uc, r, { "procs", 1 }, { "pss_kib", 13 }, { "clean_kib", 16 }, { "private_kib", 8 });
+	EXPECT_ROW(uc, r, { "procs", 1 }, { "pss_kib", 13 }, { "clean_shared_kib", 16 }, { "private_cow_kib", 8 });
 
 	/* Units: file and shmem units are not executable units. */
 	const struct table *u = TAB(&L.r, "units");
 	EXPECT_NROWS(u, 2);
 	r = ROW_S(u, "unit", "/usr/bin/server");
-	EXPECT_ROW(u, r, { "procs", 1 }, { "text_virt", 6 }, { "text_phys", 4 }, { "data_virt", 1 },
-		   { "data_phys", 1 }, { "bss_virt", 10 }, { "bss_phys", 6 }, { "total_virt", 17 },
-		   { "total_phys", 11 });
+	EXPECT_ROW(u, r, { "procs", 1 }, { "text_virt_pages", 6 }, { "text_phys_pages", 4 }, { "data_virt_pages", 1 },
+		   { "data_phys_pages", 1 }, { "heap_bss_virt_pages", 10 }, { "heap_bss_phys_pages", 6 }, { "total_virt_pages", 17 },
+		   { "total_phys_pages", 11 });
 	r = ROW_S(u, "unit", "/lib/libc.so.6");
-	EXPECT_ROW(u, r, { "procs", 1 }, { "text_virt", 5 }, { "text_phys", 5 }, { "data_virt", 1 },
-		   { "data_phys", 1 }, { "bss_virt", 2 }, { "bss_phys", 0 }, { "total_virt", 8 },
-		   { "total_phys", 6 });
+	EXPECT_ROW(u, r, { "procs", 1 }, { "text_virt_pages", 5 }, { "text_phys_pages", 5 }, { "data_virt_pages", 1 },
+		   { "data_phys_pages", 1 }, { "heap_bss_virt_pages", 2 }, { "heap_bss_phys_pages", 0 }, { "total_virt_pages", 8 },
+		   { "total_phys_pages", 6 });
 
 	/* Total: 25 distinct PFNs; 13 first seen anonymous. */
 	const struct table *t = TAB(&L.r, "total");
 	EXPECT_NROWS(t, 1);
-	EXPECT_ROW(t, 0, { "user_pages", 25 }, { "user_kib", 100 }, { "anon_pages", 13 },
+	EXPECT_ROW(t, 0, { "user_pages", 25 }, { "anon_pages", 13 },
 		   { "file_pages", 12 }, { "swapped_pages", 1 }, { "excluded_pages", 0 },
 		   { "pfn_hidden_pages", 0 }, { "unknown_pages", 0 }, { "processes", 1 }, { "vmas", 14 });
 
@@ -488,21 +488,21 @@ static void test_shared12(void)
 	const struct table *u = TAB(&L.r, "units");
 	EXPECT_NROWS(u, 2);
 	r = ROW_S(u, "unit", "/usr/bin/worker");
-	EXPECT_ROW(u, r, { "procs", 12 }, { "text_virt", 24 }, { "text_phys", 2 }, { "data_virt", 0 },
-		   { "data_phys", 0 }, { "bss_virt", 48 }, { "bss_phys", 12 }, { "total_virt", 72 },
-		   { "total_phys", 14 });
+	EXPECT_ROW(u, r, { "procs", 12 }, { "text_virt_pages", 24 }, { "text_phys_pages", 2 }, { "data_virt_pages", 0 },
+		   { "data_phys_pages", 0 }, { "heap_bss_virt_pages", 48 }, { "heap_bss_phys_pages", 12 }, { "total_virt_pages", 72 },
+		   { "total_phys_pages", 14 });
 	r = ROW_S(u, "unit", "/usr/lib/libshared.so");
-	EXPECT_ROW(u, r, { "procs", 12 }, { "text_virt", 48 }, { "text_phys", 3 }, { "total_virt", 48 },
-		   { "total_phys", 3 });
+	EXPECT_ROW(u, r, { "procs", 12 }, { "text_virt_pages", 48 }, { "text_phys_pages", 3 }, { "total_virt_pages", 48 },
+		   { "total_phys_pages", 3 });
 
 	const struct table *uc = TAB(&L.r, "unit-cost");
 	r = ROW_S(uc, "unit", "/usr/bin/worker");
-	EXPECT_ROW(uc, r, { "procs", 12 }, { "pss_kib", 7 }, { "clean_kib", 96 }, { "private_kib", 0 });
+	EXPECT_ROW(uc, r, { "procs", 12 }, { "pss_kib", 7 }, { "clean_shared_kib", 96 }, { "private_cow_kib", 0 });
 	r = ROW_S(uc, "unit", "/usr/lib/libshared.so");
-	EXPECT_ROW(uc, r, { "procs", 12 }, { "pss_kib", 11 }, { "clean_kib", 144 }, { "private_kib", 0 });
+	EXPECT_ROW(uc, r, { "procs", 12 }, { "pss_kib", 11 }, { "clean_shared_kib", 144 }, { "private_cow_kib", 0 });
 
 	const struct table *t = TAB(&L.r, "total");
-	EXPECT_ROW(t, 0, { "user_pages", 29 }, { "user_kib", 116 }, { "anon_pages", 24 },
+	EXPECT_ROW(t, 0, { "user_pages", 29 }, { "anon_pages", 24 },
 		   { "file_pages", 5 }, { "processes", 12 }, { "vmas", 48 });
 
 	EXPECT_NROWS(TAB(&L.r, "mixed"), 0);
@@ -579,22 +579,22 @@ static void test_resmap(void)
 
 	const struct table *s = TAB(&L.r, "summary");
 	long r = ROW_U(s, "pid", 400);
-	EXPECT_ROW(s, r, { "text_virt", 2 }, { "text_phys", 2 }, { "heap_bss_virt", 8 },
-		   { "heap_bss_phys", 3 }, { "anon_virt", 3172 }, { "anon_phys", 536 },
-		   { "stack_virt", 0 }, { "vss", 3182 }, { "rss", 541 });
+	EXPECT_ROW(s, r, { "text_virt_pages", 2 }, { "text_res_pages", 2 }, { "heap_bss_virt_pages", 8 },
+		   { "heap_bss_res_pages", 3 }, { "anon_virt_pages", 3172 }, { "anon_res_pages", 536 },
+		   { "stack_virt_pages", 0 }, { "vss_pages", 3182 }, { "rss_pages", 541 });
 	/* 531*4096 + 10*2048 = 2195456 B = 2144 KiB */
 	const struct table *ps = TAB(&L.r, "pss");
 	r = ROW_U(ps, "pid", 400);
 	EXPECT_ROW(ps, r, { "vss_kib", 12728 }, { "rss_kib", 2164 }, { "pss_kib", 2144 },
 		   { "uss_kib", 2124 }, { "swap_kib", 12 });
 	const struct table *t = TAB(&L.r, "total");
-	EXPECT_ROW(t, 0, { "user_pages", 541 }, { "user_kib", 2164 }, { "anon_pages", 539 },
+	EXPECT_ROW(t, 0, { "user_pages", 541 }, { "anon_pages", 539 },
 		   { "file_pages", 2 }, { "swapped_pages", 3 }, { "excluded_pages", 3 },
 		   { "pfn_hidden_pages", 0 }, { "unknown_pages", 0 }, { "processes", 1 }, { "vmas", 5 });
 	const struct table *u = TAB(&L.r, "units");
 	r = ROW_S(u, "unit", "/usr/bin/mapper"); /* text 2 (excluded, still resident), heap 3 */
-	EXPECT_ROW(u, r, { "text_virt", 2 }, { "text_phys", 2 }, { "bss_virt", 8 }, { "bss_phys", 3 },
-		   { "total_phys", 5 });
+	EXPECT_ROW(u, r, { "text_virt_pages", 2 }, { "text_phys_pages", 2 }, { "heap_bss_virt_pages", 8 }, { "heap_bss_phys_pages", 3 },
+		   { "total_phys_pages", 5 });
 
 	/* Page dump: one row per m/x run (10), w records have no page. */
 	const struct table *pg = TAB(&L.r, "pages");
@@ -620,7 +620,7 @@ static void test_unknown(void)
 		   { 0, cat("1111", rep('?', 60), NULL), 0 }, { 64, "????..", 0 });
 	const struct table *s = TAB(&L.r, "summary");
 	long r = ROW_U(s, "pid", 500);
-	EXPECT_ROW(s, r, { "anon_virt", 70 }, { "anon_phys", 4 }, { "rss", 4 });
+	EXPECT_ROW(s, r, { "anon_virt_pages", 70 }, { "anon_res_pages", 4 }, { "rss_pages", 4 });
 	const struct table *t = TAB(&L.r, "total");
 	EXPECT_ROW(t, 0, { "user_pages", 4 }, { "unknown_pages", 64 }, { "swapped_pages", 0 });
 	const struct vma_info *v = vma_by_start(proc_by_tgid(&L.m, 500), 0x10000000);
@@ -675,8 +675,8 @@ static void test_hidden(void)
 	CHECK(!L.r.partial, "hidden PFNs are not partial: %s", L.r.partial_why ? L.r.partial_why : "");
 	const struct table *s = TAB(&L.r, "summary");
 	long r = ROW_U(s, "pid", 600);
-	EXPECT_ROW(s, r, { "text_virt", 4 }, { "text_phys", 3 }, { "anon_virt", 10 },
-		   { "anon_phys", 5 }, { "vss", 14 }, { "rss", 8 });
+	EXPECT_ROW(s, r, { "text_virt_pages", 4 }, { "text_res_pages", 3 }, { "anon_virt_pages", 10 },
+		   { "anon_res_pages", 5 }, { "vss_pages", 14 }, { "rss_pages", 8 });
 	const struct table *p = TAB(&L.r, "pss");
 	r = ROW_U(p, "pid", 600);
 	EXPECT_ROW(p, r, { "vss_kib", 56 }, { "rss_kib", 32 }, { "swap_kib", 0 });
@@ -687,11 +687,11 @@ static void test_hidden(void)
 	if (p)
 		CHECK(p->note != NULL && strstr(p->note, "unknown"), "pss table: no note about hidden mapcounts");
 	const struct table *t = TAB(&L.r, "total");
-	EXPECT_ROW(t, 0, { "user_pages", 0 }, { "user_kib", 0 }, { "anon_pages", 0 },
+	EXPECT_ROW(t, 0, { "user_pages", 0 }, { "anon_pages", 0 },
 		   { "file_pages", 0 }, { "pfn_hidden_pages", 8 }, { "processes", 1 });
 	const struct table *u = TAB(&L.r, "units");
 	r = ROW_S(u, "unit", "/usr/bin/viewer");
-	EXPECT_ROW(u, r, { "text_virt", 4 }, { "text_phys", 0 }, { "total_phys", 0 });
+	EXPECT_ROW(u, r, { "text_virt_pages", 4 }, { "text_phys_pages", 0 }, { "total_phys_pages", 0 });
 	const struct table *rm = TAB(&L.r, "resmap");
 	EXPECT_MAP(rm, "pid 600 viewer", "400000-404000", "X r-xp", { 0, "???.", 0 });
 	EXPECT_MAP(rm, "pid 600 viewer", "10000000-1000a000", "rw-p", { 0, "?????.....", 0 });
@@ -712,24 +712,24 @@ static void test_mixed(void)
 	EXPECT_S(mx, r, "perm", "r-xp");
 	EXPECT_S(mx, r, "kind", "libtext");
 	EXPECT_S(mx, r, "unit", "/usr/lib/libnopic.so");
-	EXPECT_ROW(mx, r, { "single", 2 }, { "shared", 5 }, { "cow", 2 }, { "file", 5 });
+	EXPECT_ROW(mx, r, { "single_pages", 2 }, { "shared_pages", 5 }, { "cow_pages", 2 }, { "file_pages", 5 });
 	r = ROW_S(mx, "vma", "7f0000100000-7f0000106000");
 	EXPECT_S(mx, r, "perm", "rw-p");
 	EXPECT_S(mx, r, "kind", "file");
 	EXPECT_S(mx, r, "unit", "/var/db/data.bin");
-	EXPECT_ROW(mx, r, { "single", 5 }, { "shared", 0 }, { "cow", 3 }, { "file", 2 });
+	EXPECT_ROW(mx, r, { "single_pages", 5 }, { "shared_pages", 0 }, { "cow_pages", 3 }, { "file_pages", 2 });
 
 	/* 5*PSSN(3) + 2*PSS1 + 2*PSSN(2) = 78293673 -> 19114 B -> 18 KiB */
 	CHECK_U64(5 * PSSN(3) + 2 * PSS1 + 2 * PSSN(2), 78293673);
 	const struct table *uc = TAB(&L.r, "unit-cost");
 	EXPECT_NROWS(uc, 2); /* legacy, libnopic; data.bin is a file, not a unit cost */
 	r = ROW_S(uc, "unit", "/usr/lib/libnopic.so");
-	EXPECT_ROW(uc, r, { "procs", 1 }, { "pss_kib", 18 }, { "clean_kib", 28 }, { "private_kib", 8 });
+	EXPECT_ROW(uc, r, { "procs", 1 }, { "pss_kib", 18 }, { "clean_shared_kib", 28 }, { "private_cow_kib", 8 });
 	r = ROW_S(uc, "unit", "/usr/bin/legacy");
-	EXPECT_ROW(uc, r, { "procs", 1 }, { "pss_kib", 4 }, { "clean_kib", 4 }, { "private_kib", 0 });
+	EXPECT_ROW(uc, r, { "procs", 1 }, { "pss_kib", 4 }, { "clean_shared_kib", 4 }, { "private_cow_kib", 0 });
 	const struct table *u = TAB(&L.r, "units");
 	r = ROW_S(u, "unit", "/usr/lib/libnopic.so");
-	EXPECT_ROW(u, r, { "text_virt", 10 }, { "text_phys", 9 }, { "total_phys", 9 });
+	EXPECT_ROW(u, r, { "text_virt_pages", 10 }, { "text_phys_pages", 9 }, { "total_phys_pages", 9 });
 	const struct table *rm = TAB(&L.r, "resmap");
 	EXPECT_MAP(rm, "pid 700 legacy", "7f0000000000-7f0000008000", "r-xp", { 0, "3333311.", 0 });
 	EXPECT_MAP(rm, "pid 700 legacy", "7f0000100000-7f0000106000", "rw-p", { 0, "11111.", 0 });
@@ -752,18 +752,18 @@ static void test_thrash(void)
 	EXPECT_S(th, r, "comm", "hog");
 	EXPECT_S(th, r, "verdict", "THRASHING");
 	EXPECT_ROW(th, r, { "snapshots", 3 }, { "majflt_first", 100 }, { "majflt_last", 210 },
-		   { "majflt_growth", 110 }, { "ws_first", 6 }, { "ws_last", 2 }, { "rss_first", 8 },
-		   { "rss_last", 5 });
+		   { "majflt_growth", 110 }, { "ws_first_pages", 6 }, { "ws_last_pages", 2 }, { "rss_first_pages", 8 },
+		   { "rss_last_pages", 5 });
 	r = ROW_U(th, "pid", 820);
 	EXPECT_S(th, r, "verdict", ""); /* no growth from seq 1 to 2 */
 	EXPECT_ROW(th, r, { "snapshots", 3 }, { "majflt_first", 10 }, { "majflt_last", 20 },
-		   { "majflt_growth", 10 }, { "ws_first", 4 }, { "ws_last", 2 }, { "rss_first", 4 },
-		   { "rss_last", 4 });
+		   { "majflt_growth", 10 }, { "ws_first_pages", 4 }, { "ws_last_pages", 2 }, { "rss_first_pages", 4 },
+		   { "rss_last_pages", 4 });
 	r = ROW_U(th, "pid", 810);
 	EXPECT_S(th, r, "verdict", "");
 	EXPECT_ROW(th, r, { "snapshots", 3 }, { "majflt_first", 5 }, { "majflt_last", 5 },
-		   { "majflt_growth", 0 }, { "ws_first", 3 }, { "ws_last", 3 }, { "rss_first", 3 },
-		   { "rss_last", 3 });
+		   { "majflt_growth", 0 }, { "ws_first_pages", 3 }, { "ws_last_pages", 3 }, { "rss_first_pages", 3 },
+		   { "rss_last_pages", 3 });
 	if (th && th->nrows == 3) { /* by growth, largest first */
 		EXPECT_U(th, 0, "pid", 800);
 		EXPECT_U(th, 1, "pid", 820);
@@ -772,7 +772,7 @@ static void test_thrash(void)
 	/* The kept snapshot is the last one: hog has 5 resident pages and two threads. */
 	const struct table *s = TAB(&L.r, "summary");
 	r = ROW_U(s, "pid", 800);
-	EXPECT_ROW(s, r, { "threads", 2 }, { "rss", 5 });
+	EXPECT_ROW(s, r, { "threads", 2 }, { "rss_pages", 5 });
 	EXPECT_NROWS(s, 3);
 	unload(&L);
 
@@ -782,7 +782,7 @@ static void test_thrash(void)
 	CHECK_U64(L.m.seq, 0);
 	s = TAB(&L.r, "summary");
 	r = ROW_U(s, "pid", 800);
-	EXPECT_ROW(s, r, { "rss", 8 });
+	EXPECT_ROW(s, r, { "rss_pages", 8 });
 	EXPECT_NROWS(TAB(&L.r, "thrash"), 3);
 	unload(&L);
 }
@@ -924,8 +924,8 @@ static void test_sumonly(void)
 		return;
 	const struct table *s = TAB(&L.r, "summary");
 	long r = ROW_U(s, "pid", 1100);
-	EXPECT_ROW(s, r, { "text_virt", 4 }, { "text_phys", 4 }, { "anon_virt", 8 },
-		   { "anon_phys", 5 }, { "vss", 12 }, { "rss", 9 });
+	EXPECT_ROW(s, r, { "text_virt_pages", 4 }, { "text_res_pages", 4 }, { "anon_virt_pages", 8 },
+		   { "anon_res_pages", 5 }, { "vss_pages", 12 }, { "rss_pages", 9 });
 	/* (5461 << 12) + (8192 << 12) + 2*PSS1 + PSS1 = 106254336 -> 25941 B -> 25 KiB */
 	CHECK_U64(((uint64_t)5461 << 12) + ((uint64_t)8192 << 12) + 3 * PSS1, 106254336);
 	const struct table *p = TAB(&L.r, "pss");
@@ -957,11 +957,11 @@ static void test_overlap(void)
 	/* distinct frames: text 403e-4041 (4), blob 1030-1057 (0x28 = 40 of 64 mappings),
 	 * anon 203f-2040 (2), anon 30010-300d7 (200) */
 	const struct table *t = TAB(&L.r, "total");
-	EXPECT_ROW(t, 0, { "user_pages", 246 }, { "user_kib", 984 }, { "anon_pages", 202 },
+	EXPECT_ROW(t, 0, { "user_pages", 246 }, { "anon_pages", 202 },
 		   { "file_pages", 44 }, { "vmas", 5 });
 	const struct table *u = TAB(&L.r, "units");
 	long r = ROW_S(u, "unit", "/usr/bin/twice");
-	EXPECT_ROW(u, r, { "text_virt", 4 }, { "text_phys", 4 }, { "total_phys", 4 });
+	EXPECT_ROW(u, r, { "text_virt_pages", 4 }, { "text_phys_pages", 4 }, { "total_phys_pages", 4 });
 	/* (4 + 2*(8 + 24/2) + 2 + 200) pages * 4096 = 1007616 B = 984 KiB */
 	const struct table *p = TAB(&L.r, "pss");
 	r = ROW_U(p, "pid", 1200);
@@ -973,7 +973,7 @@ static void test_overlap(void)
 	const struct table *mx = TAB(&L.r, "mixed");
 	EXPECT_NROWS(mx, 2);
 	r = ROW_S(mx, "vma", "7f0000100000-7f0000120000");
-	EXPECT_ROW(mx, r, { "single", 8 }, { "shared", 24 }, { "cow", 0 }, { "file", 32 });
+	EXPECT_ROW(mx, r, { "single_pages", 8 }, { "shared_pages", 24 }, { "cow_pages", 0 }, { "file_pages", 32 });
 	const struct table *rm = TAB(&L.r, "resmap");
 	EXPECT_MAP(rm, "pid 1200 twice", "7f0000000000-7f0000020000", "r--p",
 		   { 0, cat(rep('1', 8), rep('2', 24), NULL), 0 });
@@ -993,7 +993,7 @@ static void test_partial(void)
 	CHECK_CONTAINS(L.r.partial_why, "no end record");
 	const struct table *s = TAB(&L.r, "summary");
 	long r = ROW_U(s, "pid", 950);
-	EXPECT_ROW(s, r, { "text_phys", 2 }, { "anon_phys", 1 }, { "rss", 3 });
+	EXPECT_ROW(s, r, { "text_res_pages", 2 }, { "anon_res_pages", 1 }, { "rss_pages", 3 });
 	unload(&L);
 }
 
@@ -1512,7 +1512,7 @@ static void test_trace_hostile(void)
 		CHECK(an_trace_obj(&m, NULL, &r) == 0, "obj");
 		const struct table *al = TAB(&r, "alloc");
 		if (al) {
-			CHECK_CONTAINS(al->note, "global heap peak: unknown, the roots' AT PEAK add up to "
+			CHECK_CONTAINS(al->note, "global heap peak: unknown, the roots' AT_PEAK add up to "
 					       "more than 2^64 bytes");
 			CHECK(!strstr(al->note, "global heap peak: 0"), "wrapped: %s", al->note);
 		}
@@ -1567,6 +1567,42 @@ static void test_trace_hostile(void)
 	free(err), free(text);
 }
 
+/* 1.3 live records: referenced from the sum records (smaps' Referenced, the runs cannot see
+ * PTE accessed bits), swapped-out shmem from the sums' shmem_swap (tests/records/shmem_swap.rec
+ * says the numbers). */
+static void test_shmem_swap(void)
+{
+	struct loaded L;
+	if (!LOAD(&L, "tests/records/shmem_swap.rec", -1))
+		return;
+	const struct table *p = TAB(&L.r, "pss");
+	long r = ROW_U(p, "pid", 700);
+	EXPECT_ROW(p, r, { "rss_kib", 24 }, { "swap_kib", 28 });
+	r = ROW_U(p, "pid", 710);
+	EXPECT_ROW(p, r, { "rss_kib", 4 });
+	EXPECT_NONE(p, r, "swap_kib");
+	if (p) {
+		CHECK(p->note && strstr(p->note, "SWAP includes 24 KiB of shmem/tmpfs pages swapped out (1 process), from smaps' Swap"),
+		      "pss note: %s", p->note ? p->note : "(none)");
+		CHECK(p->note && strstr(p->note, "SWAP unknown for 1 process:"), "pss note: %s",
+		      p->note ? p->note : "(none)");
+	}
+	const struct table *th = TAB(&L.r, "thrash");
+	r = ROW_U(th, "pid", 700);
+	EXPECT_ROW(th, r, { "snapshots", 2 }, { "ws_first_pages", 5 }, { "ws_last_pages", 7 }, { "rss_first_pages", 6 },
+		   { "rss_last_pages", 6 });
+	r = ROW_U(th, "pid", 710);
+	EXPECT_ROW(th, r, { "ws_first_pages", 0 }, { "ws_last_pages", 0 });
+	const struct proc *pr = proc_by_tgid(&L.m, 700);
+	const struct vma_info *v = pr ? vma_by_start(pr, 0x20000000) : NULL;
+	CHECK(v != NULL, "no VMA 20000000 of pid 700");
+	if (v)
+		CHECK_U64(v->sum.shmem_swap, 6), CHECK_U64(v->sum.swapped, 0), CHECK_U64(model_vma_swap(v), 6);
+	CHECK(L.m.warnings == NULL, "the summaries were reported as disagreeing: %s",
+	      L.m.warnings ? L.m.warnings : "");
+	unload(&L);
+}
+
 int main(void)
 {
 	test_threads();
@@ -1580,6 +1616,7 @@ int main(void)
 	test_diff();
 	test_diff_boot();
 	test_hidden_smaps();
+	test_shmem_swap();
 	test_gone();
 	test_sumonly();
 	test_overlap();

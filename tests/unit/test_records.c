@@ -393,7 +393,7 @@ static void test_round_trip(void)
 	while (fp && fgets(line, sizeof line, fp)) {
 		n++;
 		if (n == 1)
-			CHECK_STR(line, "pagesleuth-records 1.2\n");
+			CHECK_STR(line, "pagesleuth-records 1.3\n");
 		if (strncmp(line, "header ", 7) == 0)
 			saw_header = strcmp(line, "header source=test arch=x86_64 endian=little "
 					    "page_size=4096 release=6.1.0%20%C3%A9%3D%25 "
@@ -980,6 +980,11 @@ static void test_hot_field_errors(void)
 	EXPECT_ERROR(BASE M_OK "sum mm=1 start=401000\n", 8, "does not follow");
 	EXPECT_ERROR(BASE M_OK "sum mm=1 start=400000\nsum mm=1 start=400000\n", 9, "does not follow");
 	EXPECT_ERROR(BASE "sum mm=1 start=400000 resident=17\n", 7, "more pages");
+	/* 1.3's shmem_swap: optional, at most the VMA's pages, a decimal or "-". */
+	EXPECT_ERROR(BASE "sum mm=1 start=400000 shmem_swap=17\n", 7, "more pages");
+	EXPECT_ERROR(BASE "sum mm=1 start=400000 shmem_swap=x\n", 7, "shmem_swap=x is not a decimal");
+	EXPECT_OK(BASE "sum mm=1 start=400000 swapped=6 shmem_swap=10\n");
+	EXPECT_OK(BASE "sum mm=1 start=400000 shmem_swap=-\n");
 }
 
 static void test_structure_errors(void)
@@ -1240,6 +1245,47 @@ static void test_sum(void)
 		fclose(fp);
 		CHECK(strstr(buf, " pss=27647\n") != NULL, "sum line: %s", buf);
 		free(buf);
+	}
+	/* 1.3's shmem_swap: written only when not 0 ("-" when unknown), read back as written;
+	 * absent reads 0. */
+	{
+		uint64_t values[] = { 0, 5, PS_UNKNOWN };
+		const char *want_line[] = { NULL, " pss=27647 shmem_swap=5\n", " pss=27647 shmem_swap=-\n" };
+		for (int i = 0; i < 3; i++) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *fp = open_memstream(&buf, &len);
+			struct ps_writer *w = ps_writer_open_stream(fp, "mem");
+			struct ps_header h = { .source = "test", .page_size = 4096 };
+			struct ps_snapshot sn = { .uptime_ns = PS_UNKNOWN };
+			struct ps_mm mm = { .id = 1, .kaddr = PS_UNKNOWN };
+			struct ps_vma v = { .mm = 1, .start = 0x400000, .end = 0x440000, .perm = "rw-s",
+					    .path = "/dev/zero (deleted)", .unit = "", .kind = PS_KIND_SHMEM };
+			s.shmem_swap = values[i];
+			ps_write_header(w, &h), ps_write_snapshot(w, &sn), ps_write_mm(w, &mm);
+			ps_write_vma(w, &v), ps_write_sum(w, &s);
+			ps_write_end(w, true);
+			ps_writer_close(w, false, NULL);
+			fclose(fp);
+			if (want_line[i])
+				CHECK(strstr(buf, want_line[i]) != NULL, "sum line: %s", buf);
+			else
+				CHECK(strstr(buf, "shmem_swap") == NULL, "sum line: %s", buf);
+			struct memreader mr;
+			bool opened = mr_open(&mr, buf, len), seen = false;
+			CHECK(opened, "read back: %s", mr.err ? mr.err : "");
+			struct ps_record rec;
+			while (opened && ps_read(mr.r, &rec) > 0)
+				if (rec.type == PS_REC_SUM)
+					CHECK_U64(rec.u.sum.shmem_swap, values[i]), seen = true;
+			CHECK(seen, "no sum record read back");
+			if (opened)
+				mr_close(&mr);
+			else
+				free(mr.err), close(mr.fd);
+			free(buf);
+		}
+		s.shmem_swap = 0;
 	}
 
 	/* Referenced: PTE accessed, or PG_referenced, or PG_young; nothing else. */

@@ -585,11 +585,11 @@ static void test_json(void)
 		"      \"note\": null,\n"
 		"      \"style\": \"grid\",\n"
 		"      \"columns\": [\n"
-		"        {\"name\": \"s\", \"title\": \"String\", \"type\": \"str\", \"hex\": false},\n"
-		"        {\"name\": \"u\", \"title\": \"U\", \"type\": \"u64\", \"hex\": false},\n"
-		"        {\"name\": \"i\", \"title\": \"I\", \"type\": \"i64\", \"hex\": false},\n"
-		"        {\"name\": \"f\", \"title\": \"F\", \"type\": \"f64\", \"hex\": false},\n"
-		"        {\"name\": \"addr\", \"title\": \"Address\", \"type\": \"u64\", \"hex\": true}\n"
+		"        {\"name\": \"s\", \"title\": \"String\", \"type\": \"str\", \"hex\": false, \"unit\": null},\n"
+		"        {\"name\": \"u\", \"title\": \"U\", \"type\": \"u64\", \"hex\": false, \"unit\": null},\n"
+		"        {\"name\": \"i\", \"title\": \"I\", \"type\": \"i64\", \"hex\": false, \"unit\": null},\n"
+		"        {\"name\": \"f\", \"title\": \"F\", \"type\": \"f64\", \"hex\": false, \"unit\": null},\n"
+		"        {\"name\": \"addr\", \"title\": \"Address\", \"type\": \"u64\", \"hex\": true, \"unit\": null}\n"
 		"      ],\n"
 		"      \"chart\": {\"title\":\"C\",\"unit\":\"pages\",\"label_col\":0,"
 		"\"series\":[{\"name\":\"text\",\"virt_col\":1,\"phys_col\":1}]},\n"
@@ -1006,8 +1006,138 @@ static void test_tree(void)
 	report_free(&r);
 }
 
+/* --units: one size table in the three conventions, every text line within 100 columns,
+ * CSV and JSON exact whatever the units. The expected strings are worked out by hand:
+ * 10443 pages of 4 KiB = 41772 KiB = 40.79 MiB; 1137 KiB = 284.25 pages = 1.11 MiB. */
+static size_t longest_line(const char *s)
+{
+	size_t max = 0, n = 0;
+	for (; *s; s++)
+		if (*s == '\n')
+			n = 0;
+		else if (++n > max)
+			max = n;
+	return max;
+}
+
+static void test_units(void)
+{
+	static const struct column cols[] = {
+		{ "name", "NAME", CELL_STR, COL_DEC }, { "user_pages", "USER", CELL_U64, COL_PAGES },
+		{ "pss_kib", "PSS", CELL_U64, COL_KIB }, { "size_bytes", "SIZE", CELL_U64, COL_BYTES },
+		{ "delta_kib", "DELTA", CELL_I64, COL_KIB }, { "zero_pages", "ZERO", CELL_U64, COL_PAGES },
+	};
+	static const char *const want[3] = {
+		"NAME      USER      PSS     SIZE     DELTA  ZERO\n"
+		"----  --------  -------  -------  --------  ----\n"
+		"a     40.8 MiB  1.1 MiB  1.0 MiB  -4.0 KiB     0\n",
+		"NAME   USER   PSS  SIZE  DELTA  ZERO\n"
+		"----  -----  ----  ----  -----  ----\n"
+		"a     41772  1137  1024     -4     0\n",
+		"NAME   USER     PSS  SIZE  DELTA  ZERO\n"
+		"----  -----  ------  ----  -----  ----\n"
+		"a     10443  284.25   256     -1     0\n",
+	};
+	static const char *const title[3] = { "Sizes\n=====\n", "Sizes, in KiB\n=============\n",
+					       "Sizes, in pages\n===============\n" };
+	static const enum size_units units[3] = { UNITS_HUMAN, UNITS_KIB, UNITS_PAGES };
+	char *csv0 = NULL, *json0 = NULL;
+	for (int u = 0; u < 3; u++) {
+		struct report r;
+		memset(&r, 0, sizeof r);
+		set_identity(&r);
+		r.units = units[u];
+		struct table *t = table_new("sizes", "Sizes", STYLE_GRID, 6, cols);
+		size_t row = table_add_row(t);
+		table_set_str(t, row, 0, "a");
+		table_set_u64(t, row, 1, 10443);
+		table_set_u64(t, row, 2, 1137);
+		table_set_u64(t, row, 3, 1048576);
+		table_set_i64(t, row, 4, -4);
+		table_set_u64(t, row, 5, 0);
+		report_add(&r, t);
+		char *got = render(render_text, &r, "text units");
+		char what[32];
+		snprintf(what, sizeof what, "units %s", size_units_name(units[u]));
+		expect_contains(what, got, title[u]);
+		expect_contains(what, got, want[u]);
+		free(got);
+		char *csv = render(render_csv, &r, "csv units"), *json = render(render_json, &r, "json");
+		if (!csv0) {
+			csv0 = csv, json0 = json;
+			expect_equal("csv units", csv, "name,user_pages,pss_kib,size_bytes,delta_kib,zero_pages\n"
+				     "a,10443,1137,1048576,-4,0\n");
+			expect_contains("json units", json, "\"name\": \"pss_kib\", \"title\": \"PSS\", "
+					"\"type\": \"u64\", \"hex\": false, \"unit\": \"KiB\"}");
+		} else {
+			expect_equal("csv whatever the units", csv, csv0);
+			expect_equal("json whatever the units", json, json0);
+			free(csv), free(json);
+		}
+		report_free(&r);
+	}
+	free(csv0), free(json0);
+
+	/* 100 columns: a long note wrapped, a long path shortened keeping its file name, a table
+	 * of 20 size columns in blocks that repeat PID and COMMAND and keep X_V X_R together. */
+	struct report r;
+	memset(&r, 0, sizeof r);
+	set_identity(&r);
+	static const struct column pcols[] = { { "path", "PATH", CELL_STR, COL_DEC },
+					       { "rss_kib", "RSS", CELL_U64, COL_KIB } };
+	struct table *t = table_new("paths", "Paths", STYLE_GRID, 2, pcols);
+	char path[200];
+	memset(path, 'd', sizeof path);
+	path[0] = '/';
+	strcpy(path + 150, "/the-file-name.so");
+	table_set_str(t, table_add_row(t), 0, path);
+	table_set_u64(t, 0, 1, 4);
+	table_set_note(t, "%s", "word word word word word word word word word word word word word "
+		       "word word word word word word word word word word word word word word word "
+		       "word word word word word word word word word word word word word word end");
+	report_add(&r, t);
+	struct column wide[22] = { { "pid", "PID", CELL_U64, COL_DEC },
+				   { "comm", "COMMAND", CELL_STR, COL_DEC } };
+	char names[20][16];
+	for (int i = 0; i < 20; i++) {
+		snprintf(names[i], sizeof names[i], "G%02d_%c", i / 2, i % 2 ? 'R' : 'V');
+		wide[2 + i] = (struct column){ names[i], names[i], CELL_U64, COL_PAGES };
+	}
+	t = table_new("wide", "Wide", STYLE_GRID, 22, wide);
+	size_t row = table_add_row(t);
+	table_set_u64(t, row, 0, 42);
+	table_set_str(t, row, 1, "app");
+	for (int i = 0; i < 20; i++)
+		table_set_u64(t, row, 2 + (size_t)i, 1000u + (unsigned)i); /* 3.9 MiB */
+	report_add(&r, t);
+	r.page_size = 4096;
+	char *got = render(render_text, &r, "text 100 columns");
+	if (longest_line(got) > 100)
+		fail("text 100 columns: a line of %zu characters", longest_line(got));
+	expect_contains("path shortened", got, "ddd...ddd");
+	expect_contains("path keeps its file name", got, "d/the-file-name.so  4.0 KiB\n");
+	expect_contains("note wrapped", got, "word end\n");
+	for (int i = 0; i < 20; i++)
+		expect_contains("every column shown", got, names[i]);
+	if (!strstr(got, "\n\nPID  COMMAND"))
+		fail("wide table: no second block repeating PID COMMAND");
+	int blocks = 0;
+	for (const char *h = strstr(got, "PID  COMMAND"); h; h = strstr(h + 1, "PID  COMMAND")) {
+		const char *eol = strchr(h, '\n');
+		blocks++;
+		if (!eol || eol - h < 2 || eol[-1] != 'R' || eol[-2] != '_')
+			fail("wide table: block %d ends inside a V/R pair: %.*s", blocks,
+			     eol ? (int)(eol - h) : 20, h);
+	}
+	if (blocks < 2)
+		fail("wide table: %d block(s)", blocks);
+	free(got);
+	report_free(&r);
+}
+
 int main(void)
 {
+	test_units();
 	test_text();
 	test_csv();
 	test_json();

@@ -1,0 +1,86 @@
+#!/bin/bash
+# fuzz/inputs.sh KIND [SECONDS [RUNS]] -- libFuzzer (ASan + UBSan) on one kind of small input a
+# user hands over:
+#   rules    allocation-tree rules files   (fuzz/fuzz_rules.c)
+#   lackey   Lackey traces                 (fuzz/fuzz_lackey.c)
+#   profile  type-information profiles    (fuzz/fuzz_typeinfo.c)
+#   sysmap   System.map files              (fuzz/fuzz_typeinfo.c, added to a fixture's profile)
+#   btf      BTF: patches over a real kernel's BTF (fuzz/corpus/btf/README, fuzz/fuzz_typeinfo.c)
+#   dump-headers  patches over the first MiB of real fixture dumps (the ppc32 kdump and ELF,
+#            the x86_64 kdump -d 31: headers, notes, bitmaps, descriptors; fuzz_dump_header.c)
+# for SECONDS (default 20), or until RUNS inputs have run. Seeds: fuzz/corpus/KIND. The
+# corpus grows in a copy, or in $PAGESLEUTH_FUZZ_CORPUS/KIND when that is set (a long
+# campaign resumed across runs). The last line says how many inputs ran ("KIND: N runs").
+# Exits non-zero on a crash, leak, hang (PAGESLEUTH_FUZZ_TIMEOUT s per input, default 10: more
+# for a campaign niced on a busy machine, where a starved input is no hang), UBSan report or
+# broken invariant,
+# the reproducer left in $B/fuzz/artifacts/.
+# B: build directory (default /tmp/pagesleuth-fuzz), as in the Makefile.
+set -eu
+cd "$(dirname "$0")/.."
+kind=${1:?usage: fuzz/inputs.sh rules|lackey|profile|sysmap|btf [SECONDS [RUNS]]}
+secs=${2:-20}
+runs=${3:--1}
+B=${B:-/tmp/pagesleuth-fuzz}
+case $kind in
+rules | lackey) harness=fuzz_$kind max_len=4096 ;;
+profile | sysmap) harness=fuzz_typeinfo max_len=8192 ;;
+btf) harness=fuzz_typeinfo max_len=1024 ;;
+dump-headers) harness=fuzz_dump_header max_len=512 ;;
+*) echo "fuzz/inputs.sh: unknown kind '$kind'" >&2; exit 2 ;;
+esac
+make -s B="$B" "$B/fuzz/$harness"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fuzz_$kind.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+if [ -n "${PAGESLEUTH_FUZZ_CORPUS:-}" ]; then
+	corpus=$PAGESLEUTH_FUZZ_CORPUS/$kind
+	mkdir -p "$corpus"
+else
+	corpus=$work/corpus
+	mkdir "$corpus"
+fi
+mkdir -p "$B/fuzz/artifacts"
+export PAGESLEUTH_FUZZ_KIND=$kind
+export PAGESLEUTH_FUZZ_PROFILE=fuzz/corpus/profile/ppc32-e500-64pte
+if [ "$kind" = btf ]; then
+	zstd -dqc fuzz/corpus/btf/ppc32-e500-64pte-subset.btf.zst >"$work/base.btf"
+	export PAGESLEUTH_FUZZ_BTF=$work/base.btf
+	# Seeds: no patch, and one patch at each of the header's fields.
+	seeds=$work/seeds
+	mkdir "$seeds"
+	: >"$seeds/none"
+	for off in 0 2 4 8 12 16 20; do
+		printf "\\$(printf %o "$off")\\000\\000\\000\\004\\377\\377\\377\\177" >"$seeds/$off"
+	done
+elif [ "$kind" = dump-headers ]; then
+	. tests/cases/lib/fixtures.sh
+	dumps=
+	for fd in ppc32-e500-64pte:qemu-kdump-zlib.kdump x86_64:kdump-d31.kdump ppc32-e500-64pte:qemu.elf; do
+		d=$(fx_dump "${fd%%:*}" "${fd#*:}") || { echo "fuzz/inputs.sh: fixture dump $fd not available" >&2; exit 1; }
+		dumps=$dumps${dumps:+:}$d
+	done
+	export PAGESLEUTH_FUZZ_DUMPS=$dumps
+	# Seeds: each dump as it is.
+	seeds=$work/seeds
+	mkdir "$seeds"
+	for i in 0 1 2; do printf "\\$(printf %o "$i")" >"$seeds/$i"; done
+else
+	seeds=fuzz/corpus/$kind
+fi
+# The harness writes its inputs to files: on tmpfs they cost no disk.
+[ -d /dev/shm ] && [ -w /dev/shm ] && export TMPDIR=/dev/shm
+# -close_fd_mask=3: the code under test prints its refusals, millions of times.
+# A crash must not exit 77 (libFuzzer's default), which tests/run.sh would read as a skip.
+log=$work/log
+rc=0
+"$B/fuzz/$harness" "$corpus" "$seeds" -max_total_time="$secs" -runs="$runs" -max_len="$max_len" \
+	-timeout="${PAGESLEUTH_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 -close_fd_mask=3 \
+	-artifact_prefix="$B/fuzz/artifacts/$kind-" -print_final_stats=1 >"$log" 2>&1 || rc=$?
+n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+if [ "$rc" -ne 0 ]; then
+	grep -E '^(==|SUMMARY|ERROR|[a-z_]+:|#[0-9]+ +DONE)' "$log" | tail -20 >&2
+	echo "$kind: FAILED after ${n:-?} runs (exit $rc); reproducer in $B/fuzz/artifacts/" >&2
+	exit 1
+fi
+echo "$kind: ${n:-?} runs, 0 findings"
