@@ -131,6 +131,8 @@ static void diff_procs(const struct model *a, const struct model *b, struct repo
 	}
 	free(match), free(matched_a);
 	table_sort(t, C_ABS, true);
+	t->delta = xcalloc(1, sizeof *t->delta);
+	*t->delta = (struct delta_chart){ "RSS change per process", C_COMM, C_RSS_D, true, C_PID, 1024, 25 };
 	table_set_note(t, "processes are matched by command and executable (the same pid first, "
 		       "then in pid order): PID is B's, PID_A A's");
 	report_add(r, t);
@@ -230,6 +232,8 @@ static void diff_units(const struct model *a, const struct model *b, struct repo
 		}
 	}
 	table_sort(t, C_ABS, true);
+	t->delta = xcalloc(1, sizeof *t->delta);
+	*t->delta = (struct delta_chart){ "Distinct physical change per unit", C_UNIT, C_PHYS_D, false, 0, 1024, 25 };
 	report_add(r, t);
 }
 
@@ -347,6 +351,8 @@ static void diff_frames(const struct model *a, const struct model *b, struct rep
 		}
 	}
 	table_sort(t, C_ABS, true);
+	t->delta = xcalloc(1, sizeof *t->delta);
+	*t->delta = (struct delta_chart){ "Change per class and owner", C_WHAT, C_D, true, C_KIND, 1, 25 };
 	report_add(r, t);
 }
 

@@ -6,6 +6,7 @@
  * VMA. Two or more identical full lines of one character become one row with MAP_COL_SKIP =
  * their number (MAP_COL_MAP is "" for empty lines, else the repeated line), so a sparse
  * 32 GiB reservation, or a huge unreadable range, costs one row, not half a million.
+ * The unit map starts each unit with its union line (kind "union", emit_unit_union).
  */
 #include "model.h"
 #include "xalloc.h"
@@ -15,19 +16,26 @@
 
 #define MAP_LINE 64
 
-static void emit_row(struct table *t, const char *group, const char *vma, const char *flags,
-		     const struct vma_info *v, const char *unit, uint64_t offset, const char *map,
-		     uint64_t skip)
+static void emit_row_kind(struct table *t, const char *group, const char *vma, const char *flags,
+			  const char *kind, const char *unit, uint64_t offset, const char *map,
+			  uint64_t skip)
 {
 	size_t row = table_add_row(t);
 	table_set_str(t, row, MAP_COL_GROUP, group);
 	table_set_str(t, row, MAP_COL_VMA, vma);
 	table_set_str(t, row, MAP_COL_FLAGS, flags);
-	table_set_str(t, row, MAP_COL_KIND, ps_kind_name(v->v.kind));
+	table_set_str(t, row, MAP_COL_KIND, kind);
 	table_set_str(t, row, MAP_COL_UNIT, unit);
 	table_set_u64(t, row, MAP_COL_OFFSET, offset);
 	table_set_str(t, row, MAP_COL_MAP, map);
 	table_set_u64(t, row, MAP_COL_SKIP, skip);
+}
+
+static void emit_row(struct table *t, const char *group, const char *vma, const char *flags,
+		     const struct vma_info *v, const char *unit, uint64_t offset, const char *map,
+		     uint64_t skip)
+{
+	emit_row_kind(t, group, vma, flags, ps_kind_name(v->v.kind), unit, offset, map, skip);
 }
 
 /* A single empty line is shown; two or more become one SKIP row. */
@@ -151,6 +159,90 @@ void an_resmap(const struct model *m, struct report *r)
 	report_add(r, t);
 }
 
+/* A unit's file pages across its processes: per page of the file (the VMAs' pgoff), in how
+ * many processes it is resident ('1'-'9', '#' ten or more), '.' mapped by some but resident
+ * in none, ' ' mapped by none. The per-process maps below it show each process's VMAs; this
+ * line shows what they share and what the page cache holds for all of them (kind "union"). */
+enum { UNION_MAX_PAGES = 1 << 22 }; /* 16 GiB of 4 KiB pages: a larger span is left out */
+
+static bool file_kind(enum ps_vma_kind k)
+{
+	return k == PS_KIND_TEXT || k == PS_KIND_DATA || k == PS_KIND_LIBTEXT || k == PS_KIND_LIBDATA;
+}
+
+static void emit_unit_union(const struct model *m, const struct proc **ps, uint32_t u, struct table *t)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < m->nprocs; i++)
+		for (size_t j = 0; j < ps[i]->nvmas; j++) {
+			const struct vma_info *v = &ps[i]->vmas[j];
+			if (v->unit != u || !file_kind(v->v.kind) || !v->have_runs)
+				continue;
+			uint64_t n = model_vma_pages(m, v);
+			lo = v->v.pgoff < lo ? v->v.pgoff : lo;
+			hi = v->v.pgoff + n > hi ? v->v.pgoff + n : hi;
+		}
+	if (lo >= hi || hi - lo > UNION_MAX_PAGES)
+		return;
+	size_t n = (size_t)(hi - lo), nprocs = 0;
+	uint32_t *count = xcalloc(n, sizeof *count);
+	uint8_t *seen = xcalloc(n, 1), *mapped = xcalloc(n, 1);
+	for (size_t i = 0; i < m->nprocs; i++) {
+		bool any = false;
+		for (size_t j = 0; j < ps[i]->nvmas; j++) {
+			const struct vma_info *v = &ps[i]->vmas[j];
+			if (v->unit != u || !file_kind(v->v.kind) || !v->have_runs)
+				continue;
+			uint64_t base = v->v.pgoff - lo, npages = model_vma_pages(m, v);
+			memset(mapped + base, 1, npages);
+			for (size_t k = 0; k < v->nruns; k++) {
+				const struct map_run *r = &v->runs[k];
+				bool resident = (r->ch >= '1' && r->ch <= '9') || r->ch == '#';
+				if (!resident || r->first >= npages)
+					continue;
+				uint64_t end = r->first + r->count < npages ? r->first + r->count : npages;
+				memset(seen + base + r->first, 1, end - r->first);
+			}
+			any = true;
+		}
+		if (!any)
+			continue;
+		nprocs++;
+		for (size_t k = 0; k < n; k++)
+			count[k] += seen[k];
+		memset(seen, 0, n);
+	}
+	char *map = xcalloc(n + 1, 1);
+	for (size_t k = 0; k < n; k++)
+		map[k] = count[k] >= 10 ? '#' : count[k] ? (char)('0' + count[k]) : mapped[k] ? '.' : ' ';
+	map[n] = '\0';
+	char vma[96], line[MAP_LINE + 1];
+	snprintf(vma, sizeof vma, "file pages %llx-%llx in %zu process%s",
+		 (unsigned long long)lo, (unsigned long long)hi, nprocs, nprocs == 1 ? "" : "es");
+	const char *group = m->units[u];
+	for (size_t first = 0; first < n;) {
+		size_t len = n - first < MAP_LINE ? n - first : MAP_LINE;
+		/* two or more full lines of one character: one row, as resmap_emit_vma does */
+		size_t same = first;
+		while (same < n && map[same] == map[first])
+			same++;
+		uint64_t lines = (same - first) / MAP_LINE;
+		if (len == MAP_LINE && lines >= 2) {
+			memset(line, map[first] == ' ' ? '.' : map[first], MAP_LINE);
+			line[MAP_LINE] = '\0';
+			emit_row_kind(t, group, vma, "", "union", group, lo + first,
+				      map[first] == '.' || map[first] == ' ' ? "" : line, lines);
+			first += lines * MAP_LINE;
+			continue;
+		}
+		memcpy(line, map + first, len);
+		line[len] = '\0';
+		emit_row_kind(t, group, vma, "", "union", group, lo + first, line, 0);
+		first += len;
+	}
+	free(map), free(count), free(seen), free(mapped);
+}
+
 static int unit_name_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct model *m = ctx;
@@ -179,6 +271,7 @@ void an_unitmap(const struct model *m, struct report *r)
 			uint32_t u = order[k];
 			if (!exec_unit[u])
 				continue;
+			emit_unit_union(m, ps, u, t);
 			for (size_t i = 0; i < m->nprocs; i++)
 				for (size_t j = 0; j < ps[i]->nvmas; j++) {
 					const struct vma_info *v = &ps[i]->vmas[j];

@@ -68,9 +68,12 @@ void an_summary(const struct model *m, struct report *r)
 	table_sort(t, C_PID, false);
 
 	t->chart = xcalloc(1, sizeof *t->chart);
-	t->chart->title = "Pages per process: virtual (left) and resident (right)";
+	t->chart->title = "Processes by resident pages";
 	t->chart->unit = "pages";
 	t->chart->label_col = C_COMM;
+	t->chart->sublabel = true;
+	t->chart->sublabel_col = C_PID;
+	t->chart->max_rows = 25;
 	t->chart->nseries = SG_COUNT;
 	for (int g = 0; g < SG_COUNT; g++)
 		t->chart->series[g] = (struct chart_series){ model_summary_group_name(g),

@@ -67,9 +67,8 @@ void an_unit_totals(const struct model *m, struct report *r)
 	}
 	table_sort(t, UC_TOTAL_P, true);
 	t->chart = xcalloc(1, sizeof *t->chart);
-	t->chart->title = "The 40 largest executable units: virtual (left) and distinct physical "
-			  "pages (right)";
-	t->chart->max_rows = 40;
+	t->chart->title = "Executable units by distinct physical pages";
+	t->chart->max_rows = 25;
 	t->chart->unit = "pages";
 	t->chart->label_col = UC_UNIT;
 	t->chart->nseries = 3;

@@ -243,7 +243,7 @@ static int write_svgs(const struct report *r, const char *dir)
 				free(err);
 			} else {
 				errno = 0;
-				rc = render_commit(&af, path, render_map_svg(t, first, af.fp));
+				rc = render_commit(&af, path, render_map_svg(t, first, r->page_size, af.fp));
 			}
 			free(path);
 			if (rc < 0)
@@ -464,6 +464,10 @@ int ps_cmd_diff(int argc, char **argv)
 	}
 	struct report rep = { 0 };
 	model_describe(&b, &rep);
+	rep.diff_a = xasprintf("%s: %s, snapshot %llu", argv[optind], a.dump ? a.dump : "-",
+			       (unsigned long long)a.seq);
+	rep.diff_b = xasprintf("%s: %s, snapshot %llu", argv[optind + 1], b.dump ? b.dump : "-",
+			       (unsigned long long)b.seq);
 	rep.units = units;
 	if (a.warnings)
 		xappendf(&rep.warnings, "%.*s", (int)strlen(a.warnings) - 1, a.warnings);

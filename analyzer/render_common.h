@@ -69,10 +69,21 @@ size_t render_text_escaped(const char *s, FILE *out);
 void render_text_map_rows(const struct table *t, size_t first, size_t end, FILE *out);
 /* render_svg.c: SVG of the rows in [first, end) that share first's MAP_COL_GROUP; standalone
  * adds the XML declaration (inline SVG in HTML must not have it). */
-void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool standalone,
-			 FILE *out);
 void render_svg_chart(const struct table *t, bool standalone, FILE *out);
 void render_svg_lines(const struct table *t, bool standalone, FILE *out);
 void render_svg_framemap(const struct table *t, bool standalone, FILE *out);
+/* A STYLE_MAP group as one strip per VMA (the HTML report's resident maps), and its counts. */
+void render_svg_map_strips(const struct table *t, size_t first, size_t end, uint32_t page_size,
+			   bool standalone, FILE *out);
+struct map_group_stats {
+	uint64_t vmas, pages, resident, swapped; /* over the VMAs, summed */
+	uint64_t union_pages, union_resident;   /* the "union" line of a unit (an_resmap.c) */
+};
+void render_map_group_stats(const struct table *t, size_t first, size_t end,
+			    struct map_group_stats *st);
+/* A table's change chart (struct delta_chart: diff). */
+void render_svg_delta(const struct table *t, FILE *out);
+/* The overview table (an_overview.c) as bars of PSS: processes and mapped objects. */
+void render_svg_overview(const struct table *t, bool standalone, FILE *out);
 
 #endif

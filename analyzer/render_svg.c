@@ -1,16 +1,17 @@
 /* render_svg.c - charts and resident maps as hand-written SVG 1.1 text (no graphics library,
  * so the same code path serves --svg files and the inline images of the HTML report).
  *
- * render_chart_svg: a stacked bar chart. One group per table row (label from chart->label_col):
- * a pale "virtual" bar and a solid "physical" bar side by side, each stacked by series in a
- * fixed colour per series name; a y axis with "nice" ticks in chart->unit; a legend; labels
- * rotated under the groups; a <title> tooltip on every segment. 40 px per row, so 200 rows
- * make an 8000 px wide image (the HTML report scrolls it).
- * render_map_svg: one group of a STYLE_MAP table; a 4x4 px cell per page, 64 per line, runs of
- * equal map characters drawn as one stroke, one <path> per colour and VMA; colour by character: '1'..'9' a sequential
- * scale, '#' red, '.' light grey, 's' pink, ' ' nothing, '?' orange, anything else magenta
- * (so a new character shows up instead of vanishing); a text label per VMA; collapsed
- * rows drawn as a thin gap with "... n empty lines" text.
+ * render_chart_svg: a horizontal bar chart of the rows with the most physical (resident)
+ * memory, largest on top (chart->max_rows of them), stacked by series in a fixed colour per
+ * series name; the virtual sizes in a second panel on a scale of their own (a 1.6 GB
+ * reservation would flatten every resident bar on a shared axis); the number at each bar's
+ * end; a <title> tooltip on every segment and label. 1090 px wide, 18 px a row.
+ * render_map_svg / render_svg_map_strips: one group of a STYLE_MAP table (a process, a unit)
+ * as one strip per VMA: 4 px a page, or the VMA squeezed into 640 px columns, each column
+ * filled from the bottom as far as its pages are resident and coloured by the map character
+ * most of them have ('1'..'9' a sequential scale, '#' red, '.' light grey, 's' pink, '?'
+ * orange, anything else magenta, so a new character shows up instead of vanishing); the
+ * VMA's label and size on the left, the numbers on hover.
  * All text goes through render_xml_escaped, so the output is well-formed XML for any input.
  */
 #include "render_common.h"
@@ -59,6 +60,9 @@ static size_t utf8_chars(const char *s)
 	utf8_prefix(s, SIZE_MAX, &n);
 	return n;
 }
+
+static void si_label(double v, char *buf, size_t size);
+static double tick_step(double range);
 
 /* ---- chart ------------------------------------------------------------------------------ */
 
@@ -125,19 +129,10 @@ static const char *axis_label(const char *label)
 	return slash && slash[1] ? slash + 1 : label;
 }
 
-/* A tick step of 1, 2 or 5 times a power of ten giving about five ticks. */
-static double nice_step(double max)
-{
-	double raw = max / 5, magnitude = pow(10, floor(log10(raw)));
-	double step = raw / magnitude <= 1 ? 1 : raw / magnitude <= 2 ? 2 : raw / magnitude <= 5 ? 5 : 10;
-	step *= magnitude;
-	return step < 1 ? 1 : step;
-}
-
 enum {
-	CHART_LEFT = 78, CHART_RIGHT = 20, CHART_PLOT_H = 260,
-	CHART_BAR_W = 14, CHART_GROUP_W = 40, CHART_MIN_W = 480, CHART_LABEL_CHARS = 20,
-	LEGEND_ROW_H = 16,
+	CHART_W = 1090, CHART_LABEL_X = 8, CHART_LABEL_CHARS = 34, CHART_RES_X0 = 250,
+	CHART_RES_X1 = 790, CHART_VIRT_X0 = 870, CHART_VIRT_X1 = 1030, CHART_ROW_H = 18,
+	CHART_BAR_H = 12, LEGEND_ROW_H = 16,
 };
 
 static double legend_item_width(const char *name)
@@ -145,140 +140,185 @@ static double legend_item_width(const char *name)
 	return 14 + 6.5 * (double)utf8_chars(name) + 14;
 }
 
+static double chart_sum(const struct table *t, size_t row, bool phys)
+{
+	const struct chart *ch = t->chart;
+	double sum = 0;
+	for (size_t s = 0; s < ch->nseries && s < 16; s++)
+		sum += chart_value(t, row, phys ? ch->series[s].phys_col : ch->series[s].virt_col);
+	return sum;
+}
+
+struct chart_rank {
+	double phys;
+	size_t row;
+};
+
+static int chart_rank_cmp(const void *a, const void *b)
+{
+	const struct chart_rank *x = a, *y = b;
+	if (x->phys != y->phys)
+		return x->phys < y->phys ? 1 : -1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/* One panel's stacked bar of row `row` (physical or virtual series) from x0 at `scale` px per
+ * unit; each segment says what it is on hover. */
+static void chart_bar(const struct table *t, size_t row, bool phys, double x0, double y,
+		      double scale, const char *label, FILE *out)
+{
+	const struct chart *ch = t->chart;
+	const char *unit = ch->unit && *ch->unit ? ch->unit : "pages";
+	double x = x0;
+	for (size_t s = 0; s < ch->nseries && s < 16; s++) {
+		const struct chart_series *se = &ch->series[s];
+		double v = chart_value(t, row, phys ? se->phys_col : se->virt_col);
+		if (v <= 0)
+			continue;
+		double w = v * scale;
+		fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"%s><title>",
+			x, y, w, CHART_BAR_H, series_colour(se->name), phys ? "" : " fill-opacity=\"0.45\"");
+		render_xml_escaped(label, out);
+		fputs(": ", out);
+		render_xml_escaped(se->name, out);
+		fprintf(out, " %s %.0f ", phys ? "resident" : "virtual", v);
+		render_xml_escaped(unit, out);
+		fputs("</title></rect>", out);
+		x += w;
+	}
+}
+
+/* Ticks and grid lines of one panel, their labels above the rows. */
+/* The axis's end: the smallest multiple of a tick step (1, 2 or 5 times a power of ten, about
+ * six ticks) at or above max, so the longest bar fills most of its panel. */
+static double chart_axis_end(double max, double ticks, double *step_out)
+{
+	double step = tick_step((max > 0 ? max : 1) * 6 / ticks);
+	if (step < 1)
+		step = 1;
+	if (step_out)
+		*step_out = step;
+	return ceil((max > 0 ? max : 1) / step) * step;
+}
+
+static void chart_axis(double x0, double x1, double max, double top, double bottom, FILE *out)
+{
+	double step, end = chart_axis_end(max, (x1 - x0) / 90, &step);
+	double scale = (x1 - x0) / end;
+	char buf[32];
+	for (double v = 0; v <= end + step / 2; v += step) {
+		si_label(v, buf, sizeof buf);
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">%s</text>\n",
+			x0 + v * scale, top, x0 + v * scale, bottom, x0 + v * scale, top - 4, buf);
+	}
+}
+
+/* A horizontal bar chart: the rows with the most physical (resident) memory, largest on top,
+ * their resident bars stacked by series on one scale and their virtual sizes in a second
+ * panel on a scale of its own, so a 1.6 GB reservation cannot flatten the resident bars. */
 void render_svg_chart(const struct table *t, bool standalone, FILE *out)
 {
 	const struct chart *ch = t->chart;
 	size_t nseries = ch->nseries < 16 ? ch->nseries : 16;
 	const char *unit = ch->unit && *ch->unit ? ch->unit : "pages";
-	/* The first max_rows rows only (tables are sorted largest first); the title says so. */
-	size_t nrows = ch->max_rows && t->nrows > ch->max_rows ? ch->max_rows : t->nrows;
-	double width = CHART_LEFT + (double)nrows * CHART_GROUP_W + CHART_RIGHT;
-	const char *title = ch->title && *ch->title ? ch->title : t->title;
-	width = fmax(width, fmax(CHART_MIN_W, 20 + 8.6 * (double)utf8_chars(title))); /* 15px bold */
+	struct chart_rank *rank = xcalloc(t->nrows ? t->nrows : 1, sizeof *rank);
+	double max_phys = 0, max_virt = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		rank[r] = (struct chart_rank){ chart_sum(t, r, true), r };
+	if (t->nrows > 1)
+		qsort(rank, t->nrows, sizeof *rank, chart_rank_cmp);
+	size_t n = ch->max_rows && t->nrows > ch->max_rows ? ch->max_rows : t->nrows;
+	for (size_t i = 0; i < n; i++) {
+		max_phys = fmax(max_phys, rank[i].phys);
+		max_virt = fmax(max_virt, chart_sum(t, rank[i].row, false));
+	}
+	const char *base = ch->title && *ch->title ? ch->title : t->title;
+	char *title = n < t->nrows ? xasprintf("%s: the %zu largest of %zu", base, n, t->nrows)
+				   : xasprintf("%s: all %zu", base, t->nrows);
 
-	/* Legend rows wrap at the chart width: lay them out first to know the height. */
-	double legend_top = 36, x = CHART_LEFT, legend_rows = 1;
+	/* the legend wraps at the chart's width: lay it out first to know the height */
+	double legend_top = 34, x = CHART_LABEL_X, legend_rows = 1;
 	for (size_t s = 0; s < nseries; s++) {
 		double w = legend_item_width(ch->series[s].name ? ch->series[s].name : "");
-		if (x + w > width - CHART_RIGHT && x > CHART_LEFT)
-			x = CHART_LEFT, legend_rows++;
+		if (x + w > CHART_W - 20 && x > CHART_LABEL_X)
+			x = CHART_LABEL_X, legend_rows++;
 		x += w;
 	}
-	double plot_top = legend_top + (legend_rows + 1) * LEGEND_ROW_H + 14;
-	double plot_bottom = plot_top + CHART_PLOT_H;
-	/* Room under the plot for the rotated labels: as much as the longest needs. */
-	size_t label_chars = 1;
-	char buf[RENDER_NUM_MAX];
-	for (size_t r = 0; r < nrows && label_chars < CHART_LABEL_CHARS; r++) {
-		size_t n = utf8_chars(axis_label(chart_label(t, r, buf)));
-		label_chars = n > label_chars ? n : label_chars;
-	}
-	if (label_chars > CHART_LABEL_CHARS)
-		label_chars = CHART_LABEL_CHARS;
-	double height = plot_bottom + 24 + 4.6 * (double)label_chars;
+	double rows_top = legend_top + legend_rows * LEGEND_ROW_H + 34;
+	double rows_bottom = rows_top + (double)n * CHART_ROW_H;
+	double height = rows_bottom + (n ? 8 : 30);
 
-	double max = 0;
-	for (size_t r = 0; r < nrows; r++) {
-		double virt = 0, phys = 0;
-		for (size_t s = 0; s < nseries; s++) {
-			virt += chart_value(t, r, ch->series[s].virt_col);
-			phys += chart_value(t, r, ch->series[s].phys_col);
-		}
-		max = fmax(max, fmax(virt, phys));
-	}
-	double step = nice_step(max > 0 ? max : 1);
-	double top = ceil((max > 0 ? max : 1) / step) * step;
-	double scale = CHART_PLOT_H / top;
-
-	svg_open(width, height, title, standalone, out);
-	fputs("<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">", out);
+	svg_open(CHART_W, height, title, standalone, out);
+	fprintf(out, "<text x=\"%d\" y=\"20\" font-size=\"15\" font-weight=\"bold\">", CHART_LABEL_X);
 	render_xml_escaped(title, out);
-	fputs("</text>\n", out);
-
-	/* legend */
-	fputs("<g class=\"legend\">\n", out);
+	fputs("</text>\n<g class=\"legend\">\n", out);
 	double y = legend_top;
-	x = CHART_LEFT;
+	x = CHART_LABEL_X;
 	for (size_t s = 0; s < nseries; s++) {
 		const char *name = ch->series[s].name ? ch->series[s].name : "";
 		double w = legend_item_width(name);
-		if (x + w > width - CHART_RIGHT && x > CHART_LEFT)
-			x = CHART_LEFT, y += LEGEND_ROW_H;
-		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>",
-			x, y, series_colour(name));
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 14, y + 9);
+		if (x + w > CHART_W - 20 && x > CHART_LABEL_X)
+			x = CHART_LABEL_X, y += LEGEND_ROW_H;
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\">", x, y, series_colour(name), x + 14, y + 9);
 		render_xml_escaped(name, out);
 		fputs("</text>\n", out);
 		x += w;
 	}
-	y += LEGEND_ROW_H;
-	fprintf(out,
-		"<rect x=\"%d\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"#777\" fill-opacity=\"0.35\" "
-		"stroke=\"#777\"/><text x=\"%d\" y=\"%.1f\">left: virtual</text>"
-		"<rect x=\"%d\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"#777\"/>"
-		"<text x=\"%d\" y=\"%.1f\">right: physical (resident)</text>\n</g>\n",
-		CHART_LEFT, y, CHART_LEFT + 14, y + 9, CHART_LEFT + 110, y, CHART_LEFT + 124, y + 9);
-
-	/* y axis with grid lines */
-	fputs("<g class=\"axis\" font-size=\"10\">\n", out);
-	for (double v = 0; v <= top + step / 2; v += step) {
-		double ty = plot_bottom - v * scale;
-		fprintf(out,
-			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n",
-			CHART_LEFT, ty, width - CHART_RIGHT, ty, CHART_LEFT - 6, ty + 3.5, v);
-	}
-	fprintf(out,
-		"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\"/>"
-		"<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">",
-		CHART_LEFT, plot_top, CHART_LEFT, plot_bottom, (plot_top + plot_bottom) / 2);
+	fputs("</g>\n<g class=\"axis\">\n", out);
+	fprintf(out, "<text x=\"%d\" y=\"%.1f\" font-weight=\"bold\">resident, ", CHART_RES_X0, rows_top - 20);
 	render_xml_escaped(unit, out);
-	fputs("</text>\n</g>\n", out);
+	fprintf(out, "</text><text x=\"%d\" y=\"%.1f\" font-weight=\"bold\">virtual, ", CHART_VIRT_X0,
+		rows_top - 20);
+	render_xml_escaped(unit, out);
+	fputs(" (own scale)</text>\n", out);
+	chart_axis(CHART_RES_X0, CHART_RES_X1, max_phys, rows_top, rows_bottom, out);
+	chart_axis(CHART_VIRT_X0, CHART_VIRT_X1, max_virt, rows_top, rows_bottom, out);
+	fputs("</g>\n", out);
+	double res_scale = (CHART_RES_X1 - CHART_RES_X0) / chart_axis_end(max_phys, (CHART_RES_X1 - CHART_RES_X0) / 90.0, NULL);
+	double virt_scale = (CHART_VIRT_X1 - CHART_VIRT_X0) / chart_axis_end(max_virt, (CHART_VIRT_X1 - CHART_VIRT_X0) / 90.0, NULL);
 
-	/* bars */
-	for (size_t r = 0; r < nrows; r++) {
+	char buf[RENDER_NUM_MAX], sub[RENDER_NUM_MAX];
+	for (size_t i = 0; i < n; i++) {
+		size_t r = rank[i].row;
 		const char *label = chart_label(t, r, buf);
-		double gx = CHART_LEFT + (double)r * CHART_GROUP_W + (CHART_GROUP_W - 2 * CHART_BAR_W - 2) / 2.0;
-		fputs("<g>", out);
-		for (int phys = 0; phys < 2; phys++) {
-			double bx = gx + phys * (CHART_BAR_W + 2), base = plot_bottom;
-			for (size_t s = 0; s < nseries; s++) {
-				const struct chart_series *se = &ch->series[s];
-				double v = chart_value(t, r, phys ? se->phys_col : se->virt_col);
-				if (v <= 0)
-					continue;
-				double h = v * scale;
-				fprintf(out, "<rect x=\"%.1f\" y=\"%.2f\" width=\"%d\" height=\"%.2f\" fill=\"%s\"%s>",
-					bx, base - h, CHART_BAR_W, h, series_colour(se->name),
-					phys ? "" : " fill-opacity=\"0.4\"");
-				fputs("<title>", out);
-				render_xml_escaped(label, out);
-				fputs(": ", out);
-				render_xml_escaped(se->name, out);
-				fprintf(out, " %s %.0f ", phys ? "physical" : "virtual", v);
-				render_xml_escaped(unit, out);
-				fputs("</title></rect>", out);
-				base -= h;
-			}
+		char *full = NULL;
+		if (ch->sublabel && ch->sublabel_col < t->ncols) {
+			const struct cell *c = table_cell_c(t, r, ch->sublabel_col);
+			const char *s = c->kind == CELL_STR ? c->s : render_cell_number(NULL, t, ch->sublabel_col, c, sub, FLOAT_HUMAN);
+			full = xasprintf("%s (%s)", label, s ? s : "-");
+			label = full;
 		}
+		double ry = rows_top + (double)i * CHART_ROW_H, by = ry + (CHART_ROW_H - CHART_BAR_H) / 2.0;
+		/* the label: the file name of a path, the start of a long one (all of it on hover) */
 		const char *shown = axis_label(label);
-		size_t chars, len = utf8_prefix(shown, CHART_LABEL_CHARS, &chars);
-		double lx = gx + CHART_BAR_W + 1;
-		fprintf(out, "<text transform=\"translate(%.1f %.1f) rotate(-45)\" text-anchor=\"end\">",
-			lx + 4, plot_bottom + 12);
+		size_t len = utf8_prefix(shown, CHART_LABEL_CHARS, NULL);
+		fprintf(out, "<g class=\"bar\"><text x=\"%d\" y=\"%.1f\" font-size=\"11\"><title>", CHART_LABEL_X, by + 10);
+		render_xml_escaped(label, out);
+		fputs("</title>", out);
 		render_xml_escaped_n(shown, len, out);
 		if (shown[len])
 			fputs("\xe2\x80\xa6", out); /* ... */
-		fputs("<title>", out);
-		render_xml_escaped(label, out);
-		fputs("</title></text></g>\n", out);
+		fputs("</text>", out);
+		chart_bar(t, r, true, CHART_RES_X0, by, res_scale, label, out);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%.0f</text>",
+			CHART_RES_X0 + rank[i].phys * res_scale + 4, by + 10, rank[i].phys);
+		double virt = chart_sum(t, r, false);
+		chart_bar(t, r, false, CHART_VIRT_X0, by, virt_scale, label, out);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#555\">%.0f</text></g>\n",
+			CHART_VIRT_X0 + virt * virt_scale + 4, by + 10, virt);
+		free(full);
 	}
-	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
-		CHART_LEFT, plot_bottom, width - CHART_RIGHT, plot_bottom);
-	if (nrows == 0)
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\">(no rows)</text>\n", CHART_LEFT + 10,
-			plot_bottom - 10);
+	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\"/>"
+		"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+		CHART_RES_X0, rows_top, CHART_RES_X0, rows_bottom + 2, CHART_VIRT_X0, rows_top,
+		CHART_VIRT_X0, rows_bottom + 2);
+	if (n == 0)
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\">(no rows)</text>\n", CHART_RES_X0 + 10, rows_top + 14);
 	fputs("</svg>\n", out);
+	free(title);
+	free(rank);
 }
 
 int render_chart_svg(const struct table *t, FILE *out)
@@ -603,29 +643,6 @@ struct path_data {
 	size_t len, cap;
 };
 
-static void path_add_run(struct path_data *p, size_t x, double y, size_t width)
-{
-	char run[64];
-	int n = snprintf(run, sizeof run, "M%zu %.0fh%zu", x, y, width);
-	if (p->len + (size_t)n + 1 > p->cap) {
-		p->cap = (p->len + (size_t)n + 1) * 2;
-		p->text = xrealloc(p->text, p->cap);
-	}
-	memcpy(p->text + p->len, run, (size_t)n + 1);
-	p->len += (size_t)n;
-}
-
-static void paths_flush(struct path_data paths[MAP_NCOLOURS], FILE *out)
-{
-	for (size_t c = 0; c < MAP_NCOLOURS; c++) {
-		if (!paths[c].len)
-			continue;
-		fprintf(out, "<path fill=\"none\" shape-rendering=\"crispEdges\" stroke-width=\"%d\" stroke=\"%s\" d=\"%s\"/>\n",
-			MAP_CELL, map_colours[c], paths[c].text);
-		paths[c].len = 0;
-	}
-}
-
 static void vma_label(const struct table *t, size_t row, FILE *out)
 {
 	render_xml_escaped(render_map_str(t, row, MAP_COL_VMA), out);
@@ -637,18 +654,6 @@ static void vma_label(const struct table *t, size_t row, FILE *out)
 			render_xml_escaped(s, out);
 		}
 	}
-}
-
-static size_t vma_label_chars(const struct table *t, size_t row)
-{
-	size_t n = utf8_chars(render_map_str(t, row, MAP_COL_VMA));
-	static const enum map_col fields[] = { MAP_COL_FLAGS, MAP_COL_KIND, MAP_COL_UNIT };
-	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-		const char *s = render_map_str(t, row, fields[i]);
-		if (*s)
-			n += 2 + utf8_chars(s);
-	}
-	return n;
 }
 
 /* Rows of [first, end) that belong to first's group: render_map_svg may be given a group whose
@@ -664,120 +669,14 @@ static bool new_vma(const struct table *t, size_t prev, size_t row)
 	       strcmp(render_map_str(t, row, MAP_COL_VMA), render_map_str(t, prev, MAP_COL_VMA)) != 0;
 }
 
-void render_svg_map_rows(const struct table *t, size_t first, size_t end, bool standalone,
-			 FILE *out)
-{
-	const char *group = first < end ? render_map_str(t, first, MAP_COL_GROUP) : "";
-	/* Pass 1: the size. */
-	double height = MAP_TOP, text_w = 6.6 * (double)utf8_chars(group) + 20;
-	for (size_t r = first, prev = SIZE_MAX; r < end; r++) {
-		if (!in_group(t, group, r))
-			continue;
-		if (new_vma(t, prev, r)) {
-			height += (prev != SIZE_MAX ? MAP_VMA_GAP : 0) + MAP_VMA_H;
-			text_w = fmax(text_w, 6.1 * (double)vma_label_chars(t, r) + 2 * MAP_LEFT);
-		}
-		height += render_map_u64(t, r, MAP_COL_SKIP) ? MAP_SKIP_H : MAP_CELL;
-		prev = r;
-	}
-	height += first < end ? 10 : 24;
-	double width = fmax(fmax(MAP_MIN_W, 2 * MAP_LEFT + MAP_CELL * MAP_LINE_PAGES), text_w);
-	width = fmax(width, MAP_LEGEND_W);
-
-	svg_open(width, height, group, standalone, out);
-	fprintf(out, "<text x=\"%d\" y=\"18\" font-size=\"13\" font-weight=\"bold\">", MAP_LEFT);
-	render_xml_escaped(group, out);
-	fputs("</text>\n<g class=\"legend\" font-size=\"9\">", out);
-	/* The characters of an_resmap.c: mapcount 1-9, '#' 10 or more, '.' no physical page,
-	 * 's' swapped out, '?' unknown. */
-	static const struct {
-		char ch;
-		const char *label;
-	} legend[] = {
-		{ '1', "1" }, { '2', "2" }, { '3', "3" }, { '4', "4" }, { '5', "5" }, { '6', "6" },
-		{ '7', "7" }, { '8', "8" }, { '9', "9 mappings" }, { '#', "10+" },
-		{ '.', "not resident" }, { 's', "swapped" }, { '?', "unknown" },
-	};
-	double lx = MAP_LEFT;
-	for (size_t i = 0; i < sizeof legend / sizeof *legend; i++) {
-		fprintf(out, "<rect x=\"%.0f\" y=\"27\" width=\"8\" height=\"8\" fill=\"%s\"/>"
-			"<text x=\"%.0f\" y=\"35\">%s</text>",
-			lx, map_colours[map_colour_index((unsigned char)legend[i].ch)], lx + 10,
-			legend[i].label);
-		lx += 10 + 5.3 * (double)strlen(legend[i].label) + 8;
-	}
-	fprintf(out, "<text x=\"%d\" y=\"47\">one cell per page, %d pages per line</text></g>\n",
-		MAP_LEFT, MAP_LINE_PAGES);
-
-	/* Pass 2: the picture. */
-	/* A run of pages of one colour is a stroke of width MAP_CELL along the line's middle,
-	 * and a VMA's runs of one colour are one <path>: about 10 bytes a run where a <rect>
-	 * would take 60, which matters for a report of a few hundred processes. */
-	struct path_data paths[MAP_NCOLOURS] = { { 0 } };
-	double y = MAP_TOP;
-	size_t prev = SIZE_MAX;
-	for (size_t r = first; r < end; r++) {
-		if (!in_group(t, group, r))
-			continue;
-		if (new_vma(t, prev, r)) {
-			if (prev != SIZE_MAX) {
-				paths_flush(paths, out);
-				fputs("</g>\n", out);
-			}
-			y += prev != SIZE_MAX ? MAP_VMA_GAP : 0;
-			fputs("<g><title>", out);
-			vma_label(t, r, out);
-			fprintf(out, "</title><text x=\"%d\" y=\"%.0f\" font-family=\"monospace\" "
-				"font-size=\"10\" xml:space=\"preserve\">", MAP_LEFT, y + 11);
-			vma_label(t, r, out);
-			fputs("</text>\n", out);
-			y += MAP_VMA_H;
-		}
-		prev = r;
-		uint64_t skip = render_map_u64(t, r, MAP_COL_SKIP);
-		if (skip) {
-			/* n identical lines: empty (map "") or one character repeated. */
-			const char *rep = render_map_str(t, r, MAP_COL_MAP);
-			fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-size=\"8\" fill=\"#666\">"
-				"\xe2\x80\xa6 %" PRIu64 " %s line%s (%" PRIu64 " pages)</text>\n",
-				MAP_LEFT + 4, y + 9, skip, *rep ? "full" : "empty", skip == 1 ? "" : "s",
-				skip * MAP_LINE_PAGES);
-			if (*rep && map_colour_index((unsigned char)*rep) >= 0)
-				path_add_run(&paths[map_colour_index((unsigned char)*rep)], MAP_LEFT + 200,
-					     y + 6, MAP_CELL * MAP_LINE_PAGES - 200);
-			y += MAP_SKIP_H;
-			continue;
-		}
-		const unsigned char *map = (const unsigned char *)render_map_str(t, r, MAP_COL_MAP);
-		size_t len = strnlen((const char *)map, MAP_LINE_PAGES);
-		for (size_t i = 0, j; i < len; i = j) {
-			for (j = i + 1; j < len && map[j] == map[i]; j++)
-				;
-			int colour = map_colour_index(map[i]);
-			if (colour >= 0)
-				path_add_run(&paths[colour], MAP_LEFT + i * MAP_CELL, y + MAP_CELL / 2.0,
-					     (j - i) * MAP_CELL);
-		}
-		y += MAP_CELL;
-	}
-	if (prev != SIZE_MAX) {
-		paths_flush(paths, out);
-		fputs("</g>\n", out);
-	}
-	for (size_t c = 0; c < MAP_NCOLOURS; c++)
-		free(paths[c].text);
-	if (first == end)
-		fprintf(out, "<text x=\"%d\" y=\"%d\">(no pages)</text>\n", MAP_LEFT, MAP_TOP + 12);
-	fputs("</svg>\n", out);
-}
-
-int render_map_svg(const struct table *t, size_t first, FILE *out)
+int render_map_svg(const struct table *t, size_t first, uint32_t page_size, FILE *out)
 {
 	if (t->style != STYLE_MAP || first >= t->nrows) {
 		errno = EINVAL;
 		return -1;
 	}
-	render_svg_map_rows(t, first, render_map_group_end(t, first), true, out);
+	render_svg_map_strips(t, first, render_map_group_end(t, first), page_size ? page_size : 4096,
+			      true, out);
 	return render_finish(out);
 }
 
@@ -902,4 +801,421 @@ int render_framemap_svg(const struct table *t, FILE *out)
 {
 	render_svg_framemap(t, true, out);
 	return ferror(out) ? -1 : 0;
+}
+
+/* ---- the overview at a glance ------------------------------------------------------------ */
+
+static size_t column_named(const struct table *t, const char *name)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strcmp(t->cols[c].name, name) == 0)
+			return c;
+	return SIZE_MAX;
+}
+
+static uint64_t overview_u64(const struct table *t, size_t row, size_t col, bool *known)
+{
+	const struct cell *c = col < t->ncols ? table_cell_c(t, row, col) : NULL;
+	if (!c || c->kind != CELL_U64) {
+		if (known)
+			*known = false;
+		return 0;
+	}
+	return c->u;
+}
+
+/* One panel: the rows whose WHAT is `what`, a bar each of their PSS, its unique part (USS)
+ * solid and its shared part pale, the size at the bar's end. */
+static void overview_panel(const struct table *t, const char *what, const char *heading, double x0,
+			   double y0, FILE *out)
+{
+	enum { LABEL_W = 210, BAR_W = 260, ROW_H = 18 };
+	size_t cw = column_named(t, "what"), cn = column_named(t, "name");
+	size_t cp = column_named(t, "pss_bytes"), cu = column_named(t, "uss_bytes");
+	uint64_t max = 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		if (strcmp(table_cell_c(t, r, cw)->s ? table_cell_c(t, r, cw)->s : "", what) == 0) {
+			uint64_t v = overview_u64(t, r, cp, NULL);
+			max = v > max ? v : max;
+		}
+	fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"13\" font-weight=\"bold\">", x0, y0);
+	render_xml_escaped(heading, out);
+	fputs("</text>\n", out);
+	double y = y0 + 10;
+	char pss_h[BYTES_HUMAN_MAX], uss_h[BYTES_HUMAN_MAX];
+	size_t shown = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct cell *w = table_cell_c(t, r, cw), *nm = table_cell_c(t, r, cn);
+		if (strcmp(w->s ? w->s : "", what) != 0)
+			continue;
+		bool known = true;
+		uint64_t pss = overview_u64(t, r, cp, &known), uss = overview_u64(t, r, cu, &known);
+		const char *name = nm->kind == CELL_STR && nm->s ? nm->s : "?";
+		const char *label = axis_label(name);
+		size_t len = utf8_prefix(label, 30, NULL);
+		/* the exact sizes for programs (the report's tests): data-pss, data-uss in bytes */
+		fprintf(out, "<g class=\"%s\"", what);
+		if (known)
+			fprintf(out, " data-pss=\"%" PRIu64 "\" data-uss=\"%" PRIu64 "\"", pss, uss);
+		fputs("><title>", out);
+		render_xml_escaped(name, out);
+		if (known)
+			fprintf(out, ": PSS %s, of it USS (its own pages) %s", bytes_human(pss, pss_h),
+				bytes_human(uss, uss_h));
+		fprintf(out, "</title><text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">", x0, y + 12);
+		render_xml_escaped_n(label, len, out);
+		if (label[len])
+			fputs("\xe2\x80\xa6", out);
+		fputs("</text>", out);
+		if (known && max) {
+			double scale = BAR_W / (double)max, wu = (double)(uss < pss ? uss : pss) * scale;
+			fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.2f\" height=\"12\" fill=\"#4e79a7\"/>"
+				"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"12\" fill=\"#a0cbe8\"/>",
+				x0 + LABEL_W, y + 3, wu, x0 + LABEL_W + wu, y + 3, (double)pss * scale - wu);
+			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s</text>",
+				x0 + LABEL_W + (double)pss * scale + 4, y + 13, bytes_human(pss, pss_h));
+		} else {
+			fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\">PSS unknown</text>",
+				x0 + LABEL_W, y + 13);
+		}
+		fputs("</g>\n", out);
+		y += ROW_H;
+		shown++;
+	}
+	if (!shown)
+		fprintf(out, "<text x=\"%.0f\" y=\"%.1f\">(none)</text>\n", x0, y + 12);
+}
+
+/* The overview table as a picture for the report's first screen: the processes and the mapped
+ * objects with the most PSS, side by side. */
+void render_svg_overview(const struct table *t, bool standalone, FILE *out)
+{
+	size_t cw = column_named(t, "what"), cn = column_named(t, "name");
+	if (cw == SIZE_MAX || cn == SIZE_MAX || column_named(t, "pss_bytes") == SIZE_MAX ||
+	    column_named(t, "uss_bytes") == SIZE_MAX)
+		return;
+	size_t nproc = 0, nobj = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *w = table_cell_c(t, r, cw)->s ? table_cell_c(t, r, cw)->s : "";
+		nproc += strcmp(w, "process") == 0;
+		nobj += strcmp(w, "object") == 0;
+	}
+	size_t rows = nproc > nobj ? nproc : nobj;
+	double height = 58 + 18 * (double)(rows ? rows : 1) + 8;
+	svg_open(1140, height, "the processes and mapped objects with the most PSS", standalone, out);
+	fputs("<g font-size=\"11\"><rect x=\"8\" y=\"4\" width=\"10\" height=\"10\" fill=\"#4e79a7\"/>"
+	      "<text x=\"22\" y=\"13\">USS: pages only this process (object) maps</text>"
+	      "<rect x=\"300\" y=\"4\" width=\"10\" height=\"10\" fill=\"#a0cbe8\"/>"
+	      "<text x=\"314\" y=\"13\">its share of pages shared with others (PSS = USS + shares)</text></g>\n",
+	      out);
+	overview_panel(t, "process", "Processes with the most PSS", 8, 38, out);
+	overview_panel(t, "object", "Mapped objects with the most PSS", 580, 38, out);
+	fputs("</svg>\n", out);
+}
+
+/* ---- resident maps as one strip per VMA (the HTML report) ----------------------------------- */
+
+/* The pages of one VMA as runs of one map character, from its rows (MAP_COL_SKIP rows expanded
+ * to their length, not their pages). */
+struct map_run {
+	unsigned char ch;
+	uint64_t n;
+};
+
+struct vma_runs {
+	struct map_run *run;
+	size_t n, cap;
+	uint64_t pages, resident, swapped;
+};
+
+static void vma_runs_add(struct vma_runs *v, unsigned char ch, uint64_t n)
+{
+	if (!n)
+		return;
+	v->pages += n;
+	v->resident += ch != '.' && ch != 's' && ch != ' ' ? n : 0;
+	v->swapped += ch == 's' ? n : 0;
+	if (v->n && v->run[v->n - 1].ch == ch) {
+		v->run[v->n - 1].n += n;
+		return;
+	}
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 16;
+		v->run = xrealloc(v->run, v->cap * sizeof *v->run);
+	}
+	v->run[v->n++] = (struct map_run){ ch, n };
+}
+
+/* The rows of the VMA starting at row `r` of group `group` in [r, end) into v; returns the row
+ * after its last. */
+static size_t vma_runs_read(const struct table *t, const char *group, size_t r, size_t end,
+			    struct vma_runs *v)
+{
+	v->n = 0, v->pages = v->resident = v->swapped = 0;
+	size_t prev = SIZE_MAX;
+	for (; r < end; r++) {
+		if (!in_group(t, group, r))
+			continue;
+		if (prev != SIZE_MAX && new_vma(t, prev, r))
+			break;
+		prev = r;
+		uint64_t skip = render_map_u64(t, r, MAP_COL_SKIP);
+		const unsigned char *map = (const unsigned char *)render_map_str(t, r, MAP_COL_MAP);
+		if (skip) {
+			vma_runs_add(v, *map ? *map : '.', skip * MAP_LINE_PAGES);
+			continue;
+		}
+		/* a line holds at most MAP_LINE_PAGES pages (an_resmap.c); more is not drawn */
+		for (size_t i = 0, len = strnlen((const char *)map, MAP_LINE_PAGES); i < len; i++)
+			vma_runs_add(v, map[i], 1);
+	}
+	return r;
+}
+
+void render_map_group_stats(const struct table *t, size_t first, size_t end,
+			    struct map_group_stats *st)
+{
+	const char *group = first < end ? render_map_str(t, first, MAP_COL_GROUP) : "";
+	struct vma_runs v = { 0 };
+	memset(st, 0, sizeof *st);
+	for (size_t r = first; r < end;) {
+		if (!in_group(t, group, r)) {
+			r++;
+			continue;
+		}
+		bool is_union = strcmp(render_map_str(t, r, MAP_COL_KIND), "union") == 0;
+		r = vma_runs_read(t, group, r, end, &v);
+		if (is_union) {
+			st->union_pages += v.pages, st->union_resident += v.resident;
+			continue;
+		}
+		st->vmas++, st->pages += v.pages, st->resident += v.resident, st->swapped += v.swapped;
+	}
+	free(v.run);
+}
+
+enum {
+	STRIP_LABEL_X = 8, STRIP_X = 470, STRIP_W = 640, STRIP_ROW_H = 13, STRIP_H = 10,
+	STRIP_MAX_CELL = 4, STRIP_TOP = 48,
+};
+
+/* One VMA's strip: STRIP_MAX_CELL px a page when it fits, else the VMA squeezed into STRIP_W
+ * px columns of `per` pages each, every column filled from the bottom as far as its pages are
+ * resident (or swapped), in the colour most of them have; light grey where nothing is. */
+static void strip_draw(const struct vma_runs *v, double y, FILE *out)
+{
+	double cell = v->pages && (double)STRIP_W / (double)v->pages < STRIP_MAX_CELL
+			      ? (double)STRIP_W / (double)v->pages : STRIP_MAX_CELL;
+	uint64_t per = 1;
+	size_t columns = (size_t)v->pages;
+	if (v->pages > STRIP_W) {
+		per = (v->pages + STRIP_W - 1) / STRIP_W;
+		columns = (size_t)((v->pages + per - 1) / per);
+		cell = (double)STRIP_W / (double)columns;
+	}
+	fprintf(out, "<rect x=\"%d\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>\n", STRIP_X, y,
+		cell * (double)columns, STRIP_H, map_colours[map_colour_index('.')]);
+	/* walk the runs column by column; equal neighbouring columns make one rectangle */
+	struct path_data paths[MAP_NCOLOURS] = { { 0 } };
+	size_t ri = 0;
+	uint64_t left = v->n ? v->run[0].n : 0;
+	int open_colour = -1, open_level = 0;
+	double open_x = 0;
+	for (size_t c = 0; c <= columns; c++) {
+		int colour = -1, level = 0;
+		if (c < columns) {
+			uint64_t count[MAP_NCOLOURS] = { 0 }, want = per, filled = 0;
+			while (want && ri < v->n) {
+				uint64_t take = left < want ? left : want;
+				int k = map_colour_index(v->run[ri].ch);
+				if (k >= 0 && v->run[ri].ch != '.')
+					count[k] += take, filled += take;
+				want -= take, left -= take;
+				if (!left && ++ri < v->n)
+					left = v->run[ri].n;
+			}
+			for (int k = 0; k < MAP_NCOLOURS; k++)
+				if (count[k] && (colour < 0 || count[k] > count[colour]))
+					colour = k;
+			/* the filled share in quarters, a resident page never rounded away */
+			level = filled ? (int)((4 * filled + per - 1) / per) : 0;
+			if (colour < 0)
+				level = 0;
+		}
+		if (c == columns || colour != open_colour || level != open_level) {
+			if (open_colour >= 0 && open_level > 0) {
+				char run[96];
+				double h = STRIP_H * open_level / 4.0, x1 = STRIP_X + cell * (double)c;
+				int len = snprintf(run, sizeof run, "M%.2f %.2fH%.2fV%.0fH%.2fz", open_x,
+						   y + STRIP_H - h, x1, y + STRIP_H, open_x);
+				struct path_data *p = &paths[open_colour];
+				if (p->len + (size_t)len + 1 > p->cap) {
+					p->cap = (p->len + (size_t)len + 1) * 2;
+					p->text = xrealloc(p->text, p->cap);
+				}
+				memcpy(p->text + p->len, run, (size_t)len + 1);
+				p->len += (size_t)len;
+			}
+			open_colour = colour, open_level = level, open_x = STRIP_X + cell * (double)c;
+		}
+	}
+	for (size_t k = 0; k < MAP_NCOLOURS; k++) {
+		if (paths[k].len)
+			fprintf(out, "<path fill=\"%s\" d=\"%s\"/>\n", map_colours[k], paths[k].text);
+		free(paths[k].text);
+	}
+}
+
+void render_svg_map_strips(const struct table *t, size_t first, size_t end, uint32_t page_size,
+			   bool standalone, FILE *out)
+{
+	const char *group = first < end ? render_map_str(t, first, MAP_COL_GROUP) : "";
+	struct map_group_stats st;
+	render_map_group_stats(t, first, end, &st);
+	double height = STRIP_TOP + (double)(st.vmas + (st.union_pages > 0)) * STRIP_ROW_H + 8;
+	/* a file of its own names its group (in the HTML report the line above it does) */
+	svg_open(STRIP_X + STRIP_W + 12, height + (standalone ? 24 : 0), group, standalone, out);
+	if (standalone) {
+		fprintf(out, "<text x=\"%d\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", STRIP_LABEL_X);
+		render_xml_escaped(group, out);
+		fputs("</text>\n<g transform=\"translate(0 24)\">\n", out);
+	}
+	/* legend: the characters of an_resmap.c */
+	static const struct {
+		char ch;
+		const char *label;
+	} legend[] = {
+		{ '1', "1 mapping" }, { '2', "2" }, { '3', "3" }, { '5', "5" }, { '9', "9" },
+		{ '#', "10+ (mapcount)" }, { '.', "not resident" }, { 's', "swapped" }, { '?', "unknown" },
+	};
+	fputs("<g class=\"legend\" font-size=\"10\">", out);
+	double lx = STRIP_LABEL_X;
+	for (size_t i = 0; i < sizeof legend / sizeof *legend; i++) {
+		fprintf(out, "<rect x=\"%.0f\" y=\"4\" width=\"9\" height=\"9\" fill=\"%s\"/>"
+			"<text x=\"%.0f\" y=\"12\">%s</text>",
+			lx, map_colours[map_colour_index((unsigned char)legend[i].ch)], lx + 12, legend[i].label);
+		lx += 12 + 5.8 * (double)strlen(legend[i].label) + 10;
+	}
+	if (st.union_pages)
+		fprintf(out, "<text x=\"%d\" y=\"28\">one row per VMA (%d px a page, or squeezed into %d px; "
+			"filled as far as resident); the first row (union): each page of the file, coloured by "
+			"the number of processes it is resident in</text>", STRIP_LABEL_X, STRIP_MAX_CELL, STRIP_W);
+	else
+		fprintf(out, "<text x=\"%d\" y=\"28\">one row per VMA: %d px a page, or the VMA squeezed into "
+			"%d px, each column filled as far as its pages are resident (hover: the numbers)</text>",
+			STRIP_LABEL_X, STRIP_MAX_CELL, STRIP_W);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">VMA  flags  kind  unit</text>"
+		"<text x=\"%d\" y=\"%d\" font-weight=\"bold\" text-anchor=\"end\">size</text>"
+		"<text x=\"%d\" y=\"%d\" font-weight=\"bold\">resident pages, from the VMA's start</text></g>\n",
+		STRIP_LABEL_X, STRIP_TOP - 4, STRIP_X - 6, STRIP_TOP - 4, STRIP_X, STRIP_TOP - 4);
+	struct vma_runs v = { 0 };
+	double y = STRIP_TOP;
+	char b1[BYTES_HUMAN_MAX];
+	for (size_t r = first; r < end;) {
+		if (!in_group(t, group, r)) {
+			r++;
+			continue;
+		}
+		size_t row = r;
+		r = vma_runs_read(t, group, r, end, &v);
+		fputs("<g><title>", out);
+		vma_label(t, row, out);
+		fprintf(out, ": %" PRIu64 " pages (%s), %" PRIu64 " resident", v.pages,
+			bytes_human(v.pages * page_size, b1), v.resident);
+		if (v.swapped)
+			fprintf(out, ", %" PRIu64 " swapped", v.swapped);
+		if (v.pages > STRIP_W)
+			fprintf(out, "; a column: %" PRIu64 " pages", (v.pages + STRIP_W - 1) / STRIP_W);
+		fputs("</title>", out);
+		/* the label, cut to fit before the strip */
+		char label[600];
+		snprintf(label, sizeof label, "%s  %s  %s  %s", render_map_str(t, row, MAP_COL_VMA),
+			 render_map_str(t, row, MAP_COL_FLAGS), render_map_str(t, row, MAP_COL_KIND),
+			 axis_label(render_map_str(t, row, MAP_COL_UNIT)));
+		size_t len = utf8_prefix(label, 64, NULL);
+		fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-family=\"monospace\" font-size=\"10\" "
+			"xml:space=\"preserve\">", STRIP_LABEL_X, y + 9);
+		render_xml_escaped_n(label, len, out);
+		if (label[len])
+			fputs("\xe2\x80\xa6", out);
+		fprintf(out, "</text><text x=\"%d\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
+			STRIP_X - 6, y + 9, bytes_human(v.pages * page_size, b1));
+		strip_draw(&v, y, out);
+		fputs("</g>\n", out);
+		y += STRIP_ROW_H;
+	}
+	free(v.run);
+	if (first == end)
+		fprintf(out, "<text x=\"%d\" y=\"%d\">(no pages)</text>\n", STRIP_LABEL_X, STRIP_TOP + 12);
+	fputs(standalone ? "</g>\n</svg>\n" : "</svg>\n", out);
+}
+
+/* ---- the change chart of a diff ------------------------------------------------------------ */
+
+static const char *signed_human(int64_t v, uint64_t unit, char buf[BYTES_HUMAN_MAX + 1])
+{
+	uint64_t mag = (uint64_t)(v < 0 ? -(v + 1) + 1 : v) * unit;
+	buf[0] = v < 0 ? '-' : '+';
+	bytes_human(mag, buf + 1);
+	return buf;
+}
+
+/* Growth to the right of the zero line in red, shrinkage to the left in green, one row each,
+ * the size of the change at the bar's end. */
+void render_svg_delta(const struct table *t, FILE *out)
+{
+	const struct delta_chart *d = t->delta;
+	enum { W = 1000, LABEL_X = 8, ZERO = 620, HALF = 300, ROW_H = 18, TOP = 46 };
+	size_t n = d->max_rows && t->nrows > d->max_rows ? d->max_rows : t->nrows;
+	int64_t max = 0;
+	for (size_t r = 0; r < n; r++) {
+		const struct cell *c = table_cell_c(t, r, d->value_col);
+		int64_t v = c->kind == CELL_I64 ? c->i : 0;
+		max = v > max ? v : -v > max ? -v : max;
+	}
+	char *title = n < t->nrows ? xasprintf("%s: the %zu largest of %zu", d->title, n, t->nrows)
+				   : xasprintf("%s: all %zu", d->title, t->nrows);
+	double height = TOP + (double)(n ? n : 1) * ROW_H + 10;
+	svg_open(W, height, title, false, out);
+	fprintf(out, "<text x=\"%d\" y=\"18\" font-size=\"14\" font-weight=\"bold\">", LABEL_X);
+	render_xml_escaped(title, out);
+	fprintf(out, "</text>\n<text x=\"%d\" y=\"38\" text-anchor=\"end\" fill=\"#2ca02c\">\xe2\x97\x80 shrank</text>"
+		"<text x=\"%d\" y=\"38\" fill=\"#d62728\">grew \xe2\x96\xb6</text>\n"
+		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.0f\" stroke=\"#333\"/>\n",
+		ZERO - 6, ZERO + 6, ZERO, TOP - 4, ZERO, height - 6);
+	char buf[RENDER_NUM_MAX], sub[RENDER_NUM_MAX], h[BYTES_HUMAN_MAX + 1];
+	for (size_t r = 0; r < n; r++) {
+		const struct cell *c = table_cell_c(t, r, d->value_col), *lc = table_cell_c(t, r, d->label_col);
+		int64_t v = c->kind == CELL_I64 ? c->i : 0;
+		const char *label = lc->kind == CELL_STR && lc->s ? lc->s
+				    : render_cell_number(NULL, t, d->label_col, lc, buf, FLOAT_HUMAN);
+		char *full = NULL;
+		if (d->sublabel && d->sublabel_col < t->ncols) {
+			const struct cell *sc = table_cell_c(t, r, d->sublabel_col);
+			full = xasprintf("%s (%s)", label ? label : "-", sc->kind == CELL_STR && sc->s ? sc->s
+					 : render_cell_number(NULL, t, d->sublabel_col, sc, sub, FLOAT_HUMAN));
+			label = full;
+		}
+		double y = TOP + (double)r * ROW_H, w = max ? (double)(v < 0 ? -v : v) / (double)max * HALF : 0;
+		const char *shown = axis_label(label ? label : "-");
+		size_t len = utf8_prefix(shown, 40, NULL);
+		fputs("<g class=\"bar\"><title>", out);
+		render_xml_escaped(label ? label : "-", out);
+		fprintf(out, ": %s</title><text x=\"%d\" y=\"%.0f\" font-size=\"11\">", signed_human(v, d->unit_bytes, h),
+			LABEL_X, y + 12);
+		render_xml_escaped_n(shown, len, out);
+		if (shown[len])
+			fputs("\xe2\x80\xa6", out);
+		fputs("</text>", out);
+		fprintf(out, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\"%s>%s</text></g>\n",
+			v < 0 ? ZERO - w : ZERO, y + 3, w, v < 0 ? "#2ca02c" : "#d62728",
+			v < 0 ? ZERO - w - 4 : ZERO + w + 4, y + 13, v < 0 ? " text-anchor=\"end\"" : "",
+			signed_human(v, d->unit_bytes, h));
+		free(full);
+	}
+	if (n == 0)
+		fprintf(out, "<text x=\"%d\" y=\"%d\">(nothing changed)</text>\n", LABEL_X, TOP + 12);
+	fputs("</svg>\n", out);
+	free(title);
 }

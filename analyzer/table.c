@@ -49,6 +49,7 @@ void table_free(struct table *t)
 	for (size_t i = 0; i < t->ncols; i++)
 		free((char *)t->cols[i].name), free((char *)t->cols[i].title);
 	free(t->cells), free(t->cols), free(t->id), free(t->title), free(t->note), free(t->chart);
+	free(t->delta);
 	line_chart_free(t->lines);
 	frame_map_free(t->fmap);
 	free(t->decimals);
@@ -289,7 +290,7 @@ void report_free(struct report *r)
 	free(r->tables);
 	free(r->source), free(r->arch), free(r->release), free(r->dump), free(r->time);
 	free(r->excluded), free(r->partial_why), free(r->warnings), free(r->headline);
-	free(r->database), free(r->query);
+	free(r->database), free(r->query), free(r->diff_a), free(r->diff_b);
 	memset(r, 0, sizeof *r);
 }
 

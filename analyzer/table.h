@@ -60,7 +60,8 @@ enum map_col {
 /* A new STYLE_MAP table with the columns above. */
 struct table *table_new_map(const char *id, const char *title);
 
-/* Charts: a bar per label-row, virtual and physical side by side, stacked by series. */
+/* Charts: horizontal bars, the rows with the most physical (resident) memory first, stacked
+ * by series; the virtual sizes in a panel of their own scale beside them. */
 struct chart_series {
 	const char *name;
 	size_t virt_col, phys_col; /* column indexes (CELL_U64), phys_col may equal virt_col */
@@ -70,9 +71,22 @@ struct chart {
 	const char *title;
 	const char *unit; /* "pages" */
 	size_t label_col;
-	size_t max_rows; /* draw only the first max_rows rows (0 = all); the table is sorted */
+	bool sublabel;      /* label "LABEL (SUBLABEL)": two bash processes apart by pid */
+	size_t sublabel_col;
+	size_t max_rows; /* draw the max_rows rows with the most physical memory (0 = all) */
 	size_t nseries;
 	struct chart_series series[16];
+};
+
+/* A change chart (diff): one horizontal bar per row from a zero line, growth right, shrinkage
+ * left, the first max_rows rows (the table sorted by the size of the change). */
+struct delta_chart {
+	const char *title;
+	size_t label_col, value_col; /* value: CELL_I64 in units of unit_bytes */
+	bool sublabel;               /* label "LABEL (SUBLABEL)" */
+	size_t sublabel_col;
+	uint64_t unit_bytes;         /* 1024 for a KiB column */
+	size_t max_rows;
 };
 
 /* Line charts (the working set over time, wss ref vs est): x ascending per series. The
@@ -153,6 +167,7 @@ struct table {
 	struct cell *cells; /* row-major, nrows * ncols */
 	struct chart *chart; /* NULL if the table has no chart */
 	struct line_chart *lines; /* NULL if the table has no line chart */
+	struct delta_chart *delta; /* NULL if the table has no change chart */
 	struct frame_map *fmap;   /* NULL if the table has no frame map */
 	/* A tree in preorder (the alloc tree): text and HTML indent the string cell of
 	 * tree_label_col by the U64 depth in tree_depth_col; CSV and JSON stay flat. */
@@ -180,6 +195,8 @@ struct report {
 	/* A report from a database of snapshots (pagesleuth db): the database it queried. The
 	 * renderers then show it, the query and the time instead of one snapshot's identity. */
 	char *database, *query;
+	/* A diff: what A and B are (file and snapshot); the identity above is B's. */
+	char *diff_a, *diff_b;
 	uint32_t page_size;
 	enum size_units units; /* how text and HTML show sizes */
 	uint64_t snapshot_seq, snapshots;
@@ -250,7 +267,7 @@ int render_lines_svg(const struct table *t, FILE *out);
 /* One resident map as SVG: the group whose rows start at row `first` (analyses emit each
  * group's rows together; see render_map_group_end). Returns -1 with errno EINVAL if t is
  * not a STYLE_MAP table or first is out of range. */
-int render_map_svg(const struct table *t, size_t first, FILE *out);
+int render_map_svg(const struct table *t, size_t first, uint32_t page_size, FILE *out);
 /* The row after the last one of the group that starts at row `first` of a STYLE_MAP table. */
 size_t render_map_group_end(const struct table *t, size_t first);
 

@@ -39,6 +39,7 @@ test_packages=(
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross        # make static-cross (arm64)
 	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross  # make static-cross (ppc64le)
 	file                   # live_static_cross.sh: checks the static builds are statically linked
+	chromium               # report_html.sh: the HTML report rendered headless (height, screenshot, tree)
 )
 packages=("${build_packages[@]}")
 [ "$set_name" = all ] && packages+=("${test_packages[@]}")

@@ -432,7 +432,12 @@ static void test_kinds(void)
 
 	/* Unit maps: executable units only (libc, server), by name, all their VMAs. */
 	const struct table *um = TAB(&L.r, "unitmap");
-	EXPECT_NROWS(um, 9); /* libc 4 VMAs + server 5 (text, rodata, data, bss, heap) */
+	EXPECT_NROWS(um, 11); /* libc union + 4 VMAs, server union + 5 (text, rodata, data, bss, heap) */
+	/* the union: per file page (pgoff), in how many processes it is resident. libc: text
+	 * pgoff 0-3 "3333", RELRO pgoff 4 "1", data pgoff 5 "1": each in the one process */
+	EXPECT_MAP(um, "/lib/libc.so.6", "file pages 0-6 in 1 process", "", { 0, "111111", 0 });
+	/* server: text pgoff 0-3 "111.", rodata 4-5 "1.", data pgoff 0 (this file's) "1" */
+	EXPECT_MAP(um, "/usr/bin/server", "file pages 0-6 in 1 process", "", { 0, "111.1.", 0 });
 	EXPECT_MAP(um, "/lib/libc.so.6", "pid 300 server 7f0000000000-7f0000004000", NULL, { 0, "3333", 0 });
 	EXPECT_MAP(um, "/usr/bin/server", "pid 300 server 603000-60b000", NULL, { 0, "11111s..", 0 });
 	if (um && um->nrows)
@@ -513,12 +518,17 @@ static void test_shared12(void)
 
 	/* Unit map: worker (text + heap of 12 processes) then libshared (12). */
 	const struct table *um = TAB(&L.r, "unitmap");
-	EXPECT_NROWS(um, 36);
-	if (um && um->nrows == 36) {
+	EXPECT_NROWS(um, 38); /* each unit: its union line, then 12 processes' VMAs */
+	if (um && um->nrows == 38) {
+		/* worker's text: both pages resident in all 12 processes ('#': ten or more) */
 		EXPECT_S(um, 0, "group", "/usr/bin/worker");
-		EXPECT_S(um, 0, "vma", "pid 1001 w01 400000-402000");
-		EXPECT_S(um, 24, "group", "/usr/lib/libshared.so");
-		EXPECT_S(um, 24, "map", "###.");
+		EXPECT_S(um, 0, "vma", "file pages 0-2 in 12 processes");
+		EXPECT_S(um, 0, "map", "##");
+		EXPECT_S(um, 1, "vma", "pid 1001 w01 400000-402000");
+		EXPECT_S(um, 25, "group", "/usr/lib/libshared.so");
+		EXPECT_S(um, 25, "vma", "file pages 0-4 in 12 processes");
+		EXPECT_S(um, 25, "map", "###.");
+		EXPECT_S(um, 26, "map", "###.");
 	}
 	unload(&L);
 }

@@ -631,7 +631,7 @@ static char *render_svg_to_string(const struct table *t, size_t first, int *rc)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	*rc = first != SIZE_MAX ? render_map_svg(t, first, f) : render_chart_svg(t, f);
+	*rc = first != SIZE_MAX ? render_map_svg(t, first, 4096, f) : render_chart_svg(t, f);
 	fclose(f);
 	return buf;
 }
@@ -657,10 +657,18 @@ static void test_svg(void)
 	free(svg);
 	table_free(chart);
 
-	chart = chart_table(200); /* wide: 40 px per row */
+	chart = chart_table(200); /* one bar a row, as wide as ever */
 	svg = render_svg_to_string(chart, SIZE_MAX, &rc);
 	expect_well_formed("chart svg, 200 rows", svg);
-	expect_contains("chart svg, 200 rows", svg, "width=\"8098\"");
+	expect_contains("chart svg, 200 rows", svg, "width=\"1090\"");
+	if (count(svg, "<g class=\"bar\">") != 200)
+		fail("chart svg, 200 rows: %zu bars", count(svg, "<g class=\"bar\">"));
+	chart->chart->max_rows = 25; /* the 25 with the most physical pages, largest first */
+	free(svg);
+	svg = render_svg_to_string(chart, SIZE_MAX, &rc);
+	if (count(svg, "<g class=\"bar\">") != 25)
+		fail("chart svg, 25 of 200 rows: %zu bars", count(svg, "<g class=\"bar\">"));
+	expect_contains("chart svg, 25 of 200 rows", svg, ": the 25 largest of 200</title>");
 	free(svg);
 	table_free(chart);
 
@@ -684,14 +692,15 @@ static void test_svg(void)
 	expect_well_formed("map svg", svg);
 	expect_contains("map svg", svg, "/bin/&lt;&amp;app");
 	expect_absent("map svg", svg, "<&");
-	expect_contains("map svg", svg, "3 empty lines (192 pages)");
-	/* the first VMA's only line "11": one 2-page stroke of colour '1' under its label */
-	expect_contains("map svg", svg, "stroke-width=\"4\" stroke=\"#b5de2b\" d=\"M8 71h8\"/>");
-	/* the second VMA: '1' at pages 0-1, 10 and 19-63 of line 0 and page 2 of line 0x100
-	 * (below the gap of the collapsed lines); '#' at pages 4-5; '9' at page 18 */
-	expect_contains("map svg", svg, "stroke=\"#b5de2b\" d=\"M8 95h8M48 95h4M84 95h180M16 111h4\"/>");
-	expect_contains("map svg", svg, "stroke=\"#d62728\" d=\"M24 95h8\"/>");
-	expect_contains("map svg", svg, "stroke=\"#440154\" d=\"M80 95h4\"/>");
+	/* the first VMA "11": 2 pages of 4 px, full height (both resident), colour '1' */
+	expect_contains("map svg", svg, "<path fill=\"#b5de2b\" d=\"M470.00 48.00H478.00V58H470.00z\"/>");
+	/* the second VMA: 64 + 3 x 64 (collapsed) + 3 = 259 pages squeezed into 640 px, a page
+	 * 640/259 px: '#' at pages 4-5, '9' at page 18, '1' ... and at page 258 (the last); the
+	 * first line's 65th character is past a line's 64 pages and not drawn */
+	expect_contains("map svg", svg, "259 pages (1.0 MiB), 60 resident, 1 swapped</title>");
+	expect_contains("map svg", svg, "<path fill=\"#d62728\" d=\"M479.88 61.00H484.83V71H479.88z\"/>");
+	expect_contains("map svg", svg, "<path fill=\"#440154\" d=\"M514.48 61.00H516.95V71H514.48z\"/>");
+	expect_contains("map svg", svg, "M1107.53 61.00H1110.00V71H1107.53z");
 	/* the other group's rows are not in this picture */
 	expect_absent("map svg", svg, "/bin/db");
 	free(svg);
@@ -716,7 +725,9 @@ static void test_svg(void)
 	table_set_u64(map, row, MAP_COL_SKIP, 16);
 	svg = render_svg_to_string(map, row, &rc);
 	expect_well_formed("map svg, uniform rows", svg);
-	expect_contains("map svg, uniform rows", svg, "16 full lines (1024 pages)");
+	/* 1024 pages of '?': 2 pages a column, one full-width orange rectangle */
+	expect_contains("map svg, uniform rows", svg, "1024 pages (4.0 MiB), 1024 resident; a column: 2 pages</title>");
+	expect_contains("map svg, uniform rows", svg, "<path fill=\"#ff7f0e\" d=\"M470.00 48.00H1110.00V58H470.00z\"/>");
 	free(svg);
 	struct report rep = { 0 };
 	report_add(&rep, map);
@@ -971,7 +982,10 @@ static void test_tree(void)
 	got = render(render_html, &r, "html tree");
 	expect_well_formed("html tree", got);
 	expect_contains("html tree", got, "<td style=\"padding-left:2.4em\">f &lt;x&gt;.c:5</td>");
-	expect_contains("html tree", got, "<td>net</td>");
+	/* a node with children has a fold triangle; every row its depth, for the tree sort */
+	expect_contains("html tree", got, "<tr data-d=\"0\"><td class=\"n\">1</td>");
+	expect_contains("html tree", got, "<td><span class=\"fold\" title=\"fold or unfold\">\xe2\x96\xbe </span>net</td>");
+	expect_contains("html tree", got, "<table class=\"grid tree\">");
 	free(got);
 	report_free(&r);
 
