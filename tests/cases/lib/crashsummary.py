@@ -8,8 +8,8 @@ printed them (`> FILE` inside crash).
       and the per-object table (procs, vss, rss, pss, uss, object). A table the output lacks
       (-P, -L) is not compared; at least one must be there.
   crashsummary.py human HUMAN_OUT KIB_OUT
-      the default tables are the -K ones with every size written as KiB/MiB/GiB with one
-      decimal (the analyzer's bytes_human), row for row.
+      the default tables are the -K ones with every size written as KiB/MiB/GiB to three
+      significant digits (the analyzer's bytes_human), row for row.
   crashsummary.py groundtruth KIB_OUT GTDIR
       every workload process of GTDIR (tests/tools/gt2check.py's files) against the guest's
       smaps: VSS == sum of Size, RSS == sum of Rss, USS == sum of Private_Clean +
@@ -26,7 +26,7 @@ import csv
 import re
 import sys
 
-SIZE_HUMAN = r"(?:-|\d+ B|\d+\.\d (?:KiB|MiB|GiB|TiB|PiB|EiB))"
+SIZE_HUMAN = r"(?:-|\d+ B|\d+(?:\.\d)? (?:KiB|MiB|GiB|TiB|PiB|EiB))"
 SIZE_KIB = r"(?:-|\d+)"
 
 
@@ -63,9 +63,9 @@ def human(kib):
         return "%d B" % b
     v, k = b / 1024, 0
     units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
-    while v >= 1024 and k + 1 < len(units):
+    while v >= 1023.5 and k + 1 < len(units):
         v, k = v / 1024, k + 1
-    return "%.1f %s" % (v, units[k])
+    return ("%.1f %s" if v < 99.95 else "%.0f %s") % (v, units[k])
 
 
 def report_csv(path):
