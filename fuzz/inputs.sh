@@ -79,8 +79,9 @@ rc=0
 	-artifact_prefix="$B/fuzz/artifacts/$kind-" -print_final_stats=1 >"$log" 2>&1 || rc=$?
 n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 if [ "$rc" -ne 0 ]; then
-	grep -E '^(==|SUMMARY|ERROR|[a-z_]+:|#[0-9]+ +DONE)' "$log" | tail -20 >&2
-	echo "$kind: FAILED after ${n:-?} runs (exit $rc); reproducer in $B/fuzz/artifacts/" >&2
+	cp "$log" "$B/fuzz/artifacts/$kind.log"
+	grep -aE '^(==|SUMMARY|ERROR|Direct leak|Indirect leak|    #[0-9]+ )' "$log" | head -60 >&2
+	echo "$kind: FAILED after ${n:-?} runs (exit $rc); reproducer and the whole log in $B/fuzz/artifacts/" >&2
 	exit 1
 fi
 echo "$kind: ${n:-?} runs, 0 findings"
