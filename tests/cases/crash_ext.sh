@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# crash_ext.sh - the `pagesleuth` command of pagesleuth.so inside crash, on the x86_64 fixture
-# dumps, in Debian's crash 8.0.2 (/usr/bin/crash) and in crash 8.0.6 (built from source by
-# scripts/build-crash.sh), with the DWARF vmlinux of Debian's -dbg package (lib/crashrun.sh:
-# fetched and cached by scripts/fetch-dbg.sh; if that exact package left the archive, an x86_64
-# fixture is generated with the current kernel and used instead). Checked:
+# crash_ext.sh - the `pagesleuth` command of pagesleuth.so inside crash, on the x86_64-selfbuilt
+# fixture's dumps (a 6.1 kernel built from linux-source-6.1, its DWARF vmlinux committed with
+# it: nothing is downloaded), in Debian's crash 8.0.2 (/usr/bin/crash) and in crash 8.0.6
+# (built from source by scripts/build-crash.sh). PAGESLEUTH_CRASH_FIXTURE=x86_64 runs the same
+# on Debian's kernel with its -dbg package (lib/crashrun.sh: fetched and cached by
+# scripts/fetch-dbg.sh; if that exact package left the archive, an x86_64 fixture is generated
+# with the current kernel and used instead). Checked:
 #   1. records equal `pagesleuth extract`'s (ASan+UBSan binary) for the same dump byte for
 #      byte, the header's source=crash (extract: source=coredump) excepted: qemu.elf (crash
 #      8.0.2 only: crash 8.0.6 cannot open the QEMU ELF, its startup `bt` fails to read a
@@ -38,7 +40,7 @@
 #      -a pss of extract -p (psshlib's pids) in both tables, and `summary | grep psworkload >
 #      FILE` (crash's pipe) holds exactly the default table's psworkload lines.
 # Env: PAGESLEUTH_CRASH_EXT_DIR (default $PAGESLEUTH_ROOT/build/crash-ext),
-# PAGESLEUTH_CRASH802/806, PAGESLEUTH_CRASH_FORCE_REGEN=1 (lib/crashrun.sh).
+# PAGESLEUTH_CRASH802/806, PAGESLEUTH_CRASH_FIXTURE, PAGESLEUTH_CRASH_FORCE_REGEN=1 (lib/crashrun.sh).
 set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
 . tests/cases/lib/fixtures.sh
@@ -62,7 +64,7 @@ t_start=$(fx_now)
 cr_fixture
 case $? in
 0) ;;
-3) echo "SKIP: no DWARF vmlinux for crash: neither the fixture's -dbg package nor the current kernel's is available"; exit 77 ;;
+3) echo "SKIP: no DWARF vmlinux for crash: neither the fixture's -dbg package nor the current kernel's is available (PAGESLEUTH_CRASH_FIXTURE=$CR_FX)"; exit 77 ;;
 *) echo "FAIL: no fixture/vmlinux for crash"; exit 1 ;;
 esac
 GTCHECK=$(fx_gtcheck "$T") || exit 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # crash_ext_bad_input.sh - the `pagesleuth` command inside Debian's crash 8.0.2 on damaged
-# input: a COPY of the x86_64 QEMU ELF fixture (never the cached file) corrupted in place the
-# way extract_bad_input.sh does it (objects found with `pagesleuth extract --trace`, physical
+# input: a COPY of the x86_64-selfbuilt QEMU ELF fixture (lib/crashrun.sh cr_fixture; never the
+# cached file) corrupted in place the way extract_bad_input.sh does it (objects found with `pagesleuth extract --trace`, physical
 # addresses mapped to file offsets by lib/elfphys.py, struct offsets from the profile crash's
 # own type information gives, `pagesleuth -P`; every patch undone after its crash run):
 #   - a bad pid: `pagesleuth -p 99999,REAL` says "pid 99999" in a message and still writes
@@ -55,7 +55,7 @@ t_start=$(fx_now)
 cr_fixture
 case $? in
 0) ;;
-3) echo "SKIP: no DWARF vmlinux for crash: neither the fixture's -dbg package nor the current kernel's is available"; exit 77 ;;
+3) echo "SKIP: no DWARF vmlinux for crash: neither the fixture's -dbg package nor the current kernel's is available (PAGESLEUTH_CRASH_FIXTURE=$CR_FX)"; exit 77 ;;
 *) echo "FAIL: no fixture/vmlinux for crash"; exit 1 ;;
 esac
 GTCHECK=$(fx_gtcheck "$T") || exit 1

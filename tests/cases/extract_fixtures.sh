@@ -277,9 +277,11 @@ done
 #    a 48-bit CPU): every dump with no type-information option at all (5.10 lists no kallsyms in VMCOREINFO:
 #    found by their structure; 7.x has place-relative kallsyms offsets; 6.10+ page types),
 #    then with the committed BTF given: the same records. x86_64-ram (6.1 with the RAM
-#    workload beside the usual one: its swap is zram, hugetlb, BPF, 8000 sockets) too.
+#    workload beside the usual one: its swap is zram, hugetlb, BPF, 8000 sockets) and
+#    x86_64-selfbuilt (6.1 built here: allnoconfig + a fragment, the kernel whose DWARF
+#    vmlinux is committed) too.
 for fx in x86_64-bullseye x86_64-trixie x86_64-trixie-la57 x86_64-forky arm64-bullseye arm64-trixie arm64-forky \
-	ppc64le-trixie x86_64-ram; do
+	ppc64le-trixie x86_64-ram x86_64-selfbuilt; do
 	[ -f "tests/fixtures/data/$fx/MANIFEST" ] || { bad "$fx: fixture missing"; continue; }
 	if extract "$ASAN" $fx qemu.elf "$T/$fx-elf.rec"; then
 		check_gt $fx "$T/$fx-elf.rec"

@@ -6,7 +6,8 @@
 # the dump's bytes at the ground-truth PFN carry the page's tag (libkdumpfile
 # where it can, plain ELF program headers otherwise; -d 31 dumps must have
 # filtered those pages out); every fixture's committed BTF parses and describes the
-# structures the walker reads (check/btfcheck.c). Offline; runs from the repo root.
+# structures the walker reads (check/btfcheck.c); a committed DWARF vmlinux (vmlinux.zst)
+# has the MANIFEST's sha256 and the guest's build ID. Offline; runs from the repo root.
 set -euo pipefail
 fx=tests/fixtures
 say_fail() { echo "FAIL: $*"; exit 1; }
@@ -35,7 +36,7 @@ gcc -std=gnu11 -Wall -Wextra -O2 -o "$btfbin.new" "$fx/check/btfcheck.c" -lbpf |
     say_fail "btfcheck does not build (libbpf-dev installed?)"
 mv "$btfbin.new" "$btfbin"
 
-fixtures=0 checks=0 skipped=0 btfs=0
+fixtures=0 checks=0 skipped=0 btfs=0 vmlinuxes=0
 for man in "$fx"/data/*/MANIFEST; do
     [ -f "$man" ] || continue
     d=$(dirname "$man") name=$(basename "$(dirname "$man")")
@@ -89,9 +90,28 @@ for man in "$fx"/data/*/MANIFEST; do
     zstd -q -d -f "$d/vmlinux.btf.zst" -o "$cache/$name/vmlinux.btf" || say_fail "$name: BTF does not decompress"
     out=$("$btfbin" "$cache/$name/vmlinux.btf") || say_fail "$name: ${out#FAIL: }"
     btfs=$((btfs + 1))
+    # A committed DWARF vmlinux (x86_64-selfbuilt): the MANIFEST's sha256, and the build ID
+    # the guest's VMCOREINFO reported (the dumps' kernel, not another build of it).
+    if [ -f "$d/vmlinux.zst" ]; then
+        vsum=$(awk '$1 == "vmlinux_raw_size" { print $4 }' "$man")
+        [ -n "$vsum" ] || say_fail "$name: vmlinux.zst without a vmlinux_raw_size line in MANIFEST"
+        vml=$cache/$name/vmlinux
+        if [ "$(cat "$vml.ok" 2>/dev/null)" != "$vsum" ] || [ ! -f "$vml" ]; then
+            rm -f "$vml.ok"
+            zstd -q -d -f "$d/vmlinux.zst" -o "$vml" || say_fail "$name: vmlinux.zst does not decompress"
+            [ "$(sha256sum "$vml" | cut -d' ' -f1)" = "$vsum" ] || say_fail "$name: vmlinux sha256 mismatch"
+            echo "$vsum" >"$vml.ok"
+        fi
+        vbid=$(readelf -n "$vml" | sed -n 's/^ *Build ID: //p')
+        gbid=$(sed -n 's/^BUILD-ID=//p' "$gt" | head -1)
+        [ -n "$vbid" ] && [ "$vbid" = "$gbid" ] ||
+            say_fail "$name: vmlinux build ID '$vbid', the guest's VMCOREINFO says '$gbid'"
+        readelf -S "$vml" | grep -q ' \.debug_info ' || say_fail "$name: vmlinux has no .debug_info"
+        vmlinuxes=$((vmlinuxes + 1))
+    fi
     fixtures=$((fixtures + 1))
 done
 [ $fixtures -gt 0 ] || say_fail "no fixtures under $fx/data"
 msg=""
 [ $skipped = 0 ] || msg=" ($skipped libkdumpfile checks skipped: libkdumpfile-dev not installed)"
-echo "fixtures_selfcheck: $fixtures fixtures, $checks dump checks and $btfs BTF checks passed$msg"
+echo "fixtures_selfcheck: $fixtures fixtures, $checks dump checks, $btfs BTF checks and $vmlinuxes DWARF vmlinux checks passed$msg"

@@ -22,7 +22,8 @@
 #      makedumpfile logs (taken later), kdump -d 1 and -c -d 31 give the same log, QEMU ELF
 #      and QEMU kdump-zlib (taken together) the same;
 #   3. crash's own `log` (and `log -m`, levels) on the same dump, byte for byte: Debian's
-#      crash 8.0.2 (x86_64 kdump-d1, bullseye's QEMU ELF), crash 8.0.6 (trixie's kdump),
+#      crash 8.0.2 (x86_64 and x86_64-selfbuilt kdump-d1, bullseye's QEMU ELF), crash 8.0.6
+#      (x86_64-selfbuilt's kdump-d31, with its committed vmlinux: always; trixie's kdump),
 #      crash 9.0.2 (forky's 7.2 QEMU ELF, --no_modules), the arm64 and ppc64 cross crashes
 #      (arm64 QEMU ELF, ppc64le kdump-d1: a multi-line record). A part whose crash is not
 #      built or whose DWARF vmlinux is not cached (the crash_ext cases fetch them with
@@ -212,7 +213,7 @@ same_boot() { # FX A B: A's log is a prefix of B's (A == B with "same")
 		bad "$1: $2's log is not the start of $3's"
 	fi
 }
-for fx in x86_64 x86_64-bullseye x86_64-trixie x86_64-forky ppc64le; do
+for fx in x86_64 x86_64-selfbuilt x86_64-bullseye x86_64-trixie x86_64-forky ppc64le; do
 	for k in kdump-d1.kdump kdump-d31.kdump; do
 		[ -n "${LOG[$fx/$k]:-}" ] && same_boot "$fx" qemu.elf "$k"
 	done
@@ -224,9 +225,14 @@ for fx in ppc32-e500-64pte ppc32-e500-64pte-bullseye ppc32-e500-64pte-trixie; do
 done
 
 echo "   ($(fx_elapsed "$t_start") s)"; echo "== 3. crash's own log and log -m"
-# cached_vmlinux FIXTURE: the -dbg vmlinux scripts/fetch-dbg.sh keeps for it, if it is there.
+# cached_vmlinux FIXTURE: the fixture's committed vmlinux (x86_64-selfbuilt), or the -dbg
+# vmlinux scripts/fetch-dbg.sh keeps for it, if it is there.
 cached_vmlinux() {
 	local man=tests/fixtures/data/$1/MANIFEST pkg ver arch debarch release dir
+	if [ -f "tests/fixtures/data/$1/vmlinux.zst" ]; then
+		fx_vmlinux "$1"
+		return
+	fi
 	read -r _ pkg ver _ < <(grep '^debug_package ' "$man") || return 1
 	arch=$(sed -n 's/^fixture //p' "$man")
 	case ${arch%%-*} in
@@ -278,6 +284,8 @@ sys.exit(1 if bad or len(c) != len(x) or not c else 0)
 PY
 done <<'PLAN'
 x86_64 8.0.2 kdump-d1.kdump
+x86_64-selfbuilt 8.0.2 kdump-d1.kdump
+x86_64-selfbuilt 8.0.6 kdump-d31.kdump
 x86_64-bullseye 8.0.2 qemu.elf
 x86_64-trixie 8.0.6 kdump-d31.kdump
 x86_64-forky 9.0.2 qemu.elf --no_modules

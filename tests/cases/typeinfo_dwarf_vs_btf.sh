@@ -1,21 +1,23 @@
 #!/bin/bash
-# DWARF and BTF must give the same kernel-facts table. For every fixture whose kernel's
-# -dbg vmlinux (DWARF) is in the cache, fill the kinfo table from that vmlinux and from the
-# fixture's committed BTF (made from the same build) and require every member, size and enum
-# entry to be identical. Also: the vmlinux's build id equals the guest's VMCOREINFO BUILD-ID
+# DWARF and BTF must give the same kernel-facts table. For x86_64-selfbuilt (its DWARF vmlinux
+# is committed with it: always) and every Debian fixture whose kernel's -dbg vmlinux (DWARF) is
+# in the cache, fill the kinfo table from that vmlinux and from the fixture's committed BTF
+# (made from the same build) and require every member, size and enum entry to be identical. Also: the vmlinux's build id equals the guest's VMCOREINFO BUILD-ID
 # and its release the ground truth's (so the comparison is of one kernel), and where the
-# -dbg package's System.map is at hand, BTF + System.map gives the same symbols as the ELF
-# symbol table. Prints the DWARF fill time per kernel.
+# kernel's System.map is at hand (the -dbg package's, x86_64-selfbuilt's committed one),
+# BTF + System.map gives the same symbols as the ELF symbol table. Prints the DWARF fill time
+# per kernel.
 #
 # Builds nothing and downloads nothing. It needs the kinfo_dump tool (tests/tools/kinfo_dump.c,
 # $KINFO_DUMP or build/tools/kinfo_dump) or, failing that, a pagesleuth with the `profile`
 # command. The -dbg vmlinux files come from scripts/fetch-dbg.sh (cache dbg/<arch>/) or the
-# fixtures' own unpacked -dbg packages (cache fixtures/root/<arch>/); a kernel without one is
-# skipped, and the whole case is skipped (77) when none is present.
+# fixtures' own unpacked -dbg packages (cache fixtures/root/<arch>/); a Debian kernel without
+# one is left out with a note (extra coverage); x86_64-selfbuilt must always compare.
 set -uo pipefail
 root=${PAGESLEUTH_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 cache=${PAGESLEUTH_CACHE:-/var/cache/pagesleuth}
 cd "$root" || exit 1
+. tests/cases/lib/fixtures.sh
 fail() { echo "FAIL: $*"; exit 1; }
 
 # The tool: prints a filled table as profile text. dump_kinfo (btf FILE | vmlinux FILE) [MAP]
@@ -48,17 +50,24 @@ trap 'rm -rf "$T"' EXIT
 entries() { grep -E '^(member|size|enum) ' "$1"; }
 
 compared=0
-for fx in x86_64:amd64 arm64:arm64 armhf:armhf ppc64le:ppc64el; do
+for fx in x86_64-selfbuilt:amd64 x86_64:amd64 arm64:arm64 armhf:armhf ppc64le:ppc64el; do
 	name=${fx%%:*} debarch=${fx##*:}
 	data=tests/fixtures/data/$name
 	[ -d "$data" ] || continue
-	vmlinux=
+	vmlinux= map=
+	if [ -f "$data/vmlinux.zst" ]; then # committed with the fixture (x86_64-selfbuilt)
+		vmlinux=$(fx_vmlinux "$name") || fail "$name: the committed vmlinux.zst"
+		if [ -f "$data/System.map.zst" ]; then
+			map=$T/$name.System.map
+			zstd -dcq "$data/System.map.zst" >"$map" || fail "$name: cannot decompress $data/System.map.zst"
+		fi
+	fi
 	# The fixture's own kernel release: the cache may hold -dbg packages of other kernels
 	# (other suites' fixtures) for the same architecture.
 	rel=$(awk '$1 == "kernel_release" { print $2 }' "$data/MANIFEST")
 	for v in "$cache"/dbg/"$debarch"/*/vmlinux-"$rel" \
 		"$cache"/fixtures/root/"$debarch"/linux-image-*-dbg*/usr/lib/debug/boot/vmlinux-"$rel"; do
-		[ -n "$rel" ] && [ -f "$v" ] && { vmlinux=$v; break; }
+		[ -z "$vmlinux" ] && [ -n "$rel" ] && [ -f "$v" ] && { vmlinux=$v; break; }
 	done
 	if [ -z "$vmlinux" ]; then
 		echo "$name: no -dbg vmlinux in $cache (scripts/fetch-dbg.sh --fixture $name): skipped"
@@ -98,8 +107,8 @@ for fx in x86_64:amd64 arm64:arm64 armhf:armhf ppc64le:ppc64el; do
 	[ "$n" -ge 80 ] || fail "$name: only $n entries filled"
 	echo "$name: $n entries identical from DWARF and BTF (build id $bid)"
 
-	# Symbols: the -dbg package's System.map with the BTF equals the ELF symbol table.
-	map=$(ls "$(dirname "$vmlinux")"/System.map-* 2>/dev/null | head -1)
+	# Symbols: the kernel's System.map with the BTF equals the ELF symbol table.
+	[ -n "$map" ] || map=$(ls "$(dirname "$vmlinux")"/System.map-* 2>/dev/null | head -1)
 	if [ -n "$map" ]; then
 		dump_kinfo btf "$btf" "$map" >"$T/$name.map.txt" 2>"$T/$name.map.err" ||
 			fail "$name: BTF + $map: $(cat "$T/$name.map.err")"
@@ -108,7 +117,9 @@ for fx in x86_64:amd64 arm64:arm64 armhf:armhf ppc64le:ppc64el; do
 		echo "$name: $(grep -c '^symbol ' "$T/$name.dwarf") symbols identical from .symtab and System.map"
 	fi
 	compared=$((compared + 1))
+	[ "$name" != x86_64-selfbuilt ] || selfbuilt=1
 done
+[ "${selfbuilt:-0}" = 1 ] || fail "x86_64-selfbuilt (committed DWARF vmlinux) not compared"
 
 if [ "$compared" -eq 0 ]; then
 	echo "SKIP: no fixture's -dbg vmlinux is in $cache (scripts/fetch-dbg.sh --fixture NAME fetches one)"

@@ -12,7 +12,10 @@
 #   cr_asan_ext VERSION      the ASan+UBSan build of pagesleuth.so (tests/run.sh: build-asan/
 #                            crash-ext/, env PAGESLEUTH_CRASH_ASAN_EXT_DIR), or fails quietly;
 #                            cr_run preloads the sanitizer runtimes it links when CR_SANITIZE=1
-#   cr_fixture               chooses the x86_64 fixture and the DWARF vmlinux crash needs:
+#   cr_fixture               chooses the x86_64 fixture and the DWARF vmlinux crash needs. By
+#                            default x86_64-selfbuilt, whose vmlinux is committed with it
+#                            (fixtures.sh fx_vmlinux): nothing is downloaded.
+#                            PAGESLEUTH_CRASH_FIXTURE=x86_64 takes Debian's kernel instead:
 #                            scripts/fetch-dbg.sh --fixture x86_64 (Debian's -dbg package of the
 #                            fixture's kernel, cached). If that exact package has left the
 #                            archive (exit 3), or PAGESLEUTH_CRASH_FORCE_REGEN=1, an x86_64
@@ -57,7 +60,7 @@ CR_SANITIZE=0
 CR_SANITIZE_SO=""
 CR_TIMEOUT=${CR_TIMEOUT:-300}
 CR_CRASH_OPTS=""
-CR_FX=x86_64
+CR_FX=${PAGESLEUTH_CRASH_FIXTURE:-x86_64-selfbuilt}
 CR_FX_DIR=$CR_ROOT/tests/fixtures/data/$CR_FX
 CR_FX_GEN=$CR_CACHE/crash-fixture
 CR_FX_NOTE=""
@@ -79,6 +82,11 @@ cr_asan_ext() { # VERSION
 
 cr_fixture() {
 	local rc log=${CR_TMP:-${TMPDIR:-/tmp}}/fetch-dbg.$$ t0
+	if [ -f "$CR_FX_DIR/vmlinux.zst" ]; then # committed with the fixture: no download
+		CR_VMLINUX=$(fx_vmlinux "$CR_FX") || { echo "cr_fixture: no vmlinux for $CR_FX"; return 1; }
+		echo "vmlinux: $CR_VMLINUX (committed: $CR_FX/vmlinux.zst, $(grep -m1 '^kernel_release ' "$CR_FX_DIR/MANIFEST"))"
+		return 0
+	fi
 	if [ "${PAGESLEUTH_CRASH_FORCE_REGEN:-0}" = 1 ]; then
 		rc=3
 		echo "fetch-dbg: PAGESLEUTH_CRASH_FORCE_REGEN=1: taking the path for a -dbg package that left the archive" >"$log"

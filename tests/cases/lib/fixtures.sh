@@ -9,6 +9,9 @@
 #                            a dump with patch_from=FX/FILE:N was compressed against the first N
 #                            bytes of FX's FILE (zstd --patch-from): fx_patch_ref makes that
 #   fx_btf FIXTURE           path of the decompressed committed vmlinux.btf
+#   fx_vmlinux FIXTURE       path of the decompressed committed DWARF vmlinux (vmlinux.zst of a
+#                            self-built kernel: x86_64-selfbuilt), checked against the MANIFEST's
+#                            vmlinux_raw_size line's sha256; fails (1) for a fixture without one
 #   fx_gtcheck DIR           builds tests/tools/gtcheck into DIR/gtcheck (echoes the path)
 #   fx_groundtruth FIXTURE DIR   tests/tools/gt2check.py's files for FIXTURE in DIR
 #   fx_sanitizer_report FILE     true if FILE holds an ASan/UBSan/LeakSanitizer report
@@ -76,6 +79,25 @@ fx_btf() { # FIXTURE
 		zstd -q -d -f "$FX_DATA/$name/vmlinux.btf.zst" -o "$out.tmp$$" &&
 			mv -f "$out.tmp$$" "$out" ||
 			{ rm -f "$out.tmp$$"; echo "fx_btf: $name/vmlinux.btf.zst does not decompress" >&2; return 1; }
+	fi
+	echo "$out"
+}
+
+fx_vmlinux() { # FIXTURE
+	local name=$1 out sum
+	out=$FX_CACHE/$name/vmlinux
+	sum=$(awk '$1 == "vmlinux_raw_size" { print $4 }' "$FX_DATA/$name/MANIFEST" 2>/dev/null)
+	[ -n "$sum" ] && [ -f "$FX_DATA/$name/vmlinux.zst" ] ||
+		{ echo "fx_vmlinux: $name has no committed vmlinux (vmlinux.zst, MANIFEST vmlinux_raw_size)" >&2; return 1; }
+	if [ "$(cat "$out.ok" 2>/dev/null)" != "$sum" ] || [ ! -f "$out" ]; then
+		mkdir -p "$FX_CACHE/$name"
+		rm -f "$out.ok"
+		zstd -q -d -f "$FX_DATA/$name/vmlinux.zst" -o "$out.tmp$$" ||
+			{ rm -f "$out.tmp$$"; echo "fx_vmlinux: $name/vmlinux.zst does not decompress" >&2; return 1; }
+		[ "$(sha256sum "$out.tmp$$" | cut -d' ' -f1)" = "$sum" ] ||
+			{ rm -f "$out.tmp$$"; echo "fx_vmlinux: $name/vmlinux: sha256 differs from the MANIFEST" >&2; return 1; }
+		mv -f "$out.tmp$$" "$out"
+		echo "$sum" >"$out.ok"
 	fi
 	echo "$out"
 }
