@@ -61,6 +61,12 @@ elif [ "$kind" = dump-headers ]; then
 		dumps=$dumps${dumps:+:}$d
 	done
 	export PAGESLEUTH_FUZZ_DUMPS=$dumps
+	export LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan-libkdumpfile.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+	# libkdumpfile sizes a buffer by VMCOREINFO's PAGESIZE when it opens a file: a mangled
+	# "PAGESIZE=" asks malloc for 2^63 bytes. malloc's NULL is handled (extract exits 2:
+	# "corrupt kdump file (libkdumpfile: ... Cannot allocate buffer for compressed data)");
+	# only ASan's allocator would abort on the request itself.
+	export ASAN_OPTIONS=allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}
 	# Seeds: each dump as it is.
 	seeds=$work/seeds
 	mkdir "$seeds"
