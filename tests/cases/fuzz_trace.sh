@@ -51,4 +51,4 @@ printf '%s\n' 'frame id=1 ip=10 fn=%3Cs%3E file=a%22b%26c%27.c line=1 obj=%FF%FE
 }
 grep -E '^stat::number_of_executed_units|^Done' "$work/log" | tr '\n' ' '
 echo
-echo "fuzz_trace: $secs s, no crash, leak, hang or broken invariant"
+echo "fuzz_trace: no crash, leak, hang or broken invariant"
