@@ -408,7 +408,7 @@ int render_text(const struct report *r, FILE *out)
 	else
 		fprintf(out, "snapshot:  none (%s)\n", RENDER_NO_SNAPSHOT);
 	identity_line("excluded:  ", r->excluded, out);
-identity_done:
+identity_done:;
 	bool sizes = false; /* the line only where a table shows sizes */
 	for (size_t i = 0; i < r->ntables; i++)
 		sizes |= *render_units_suffix(&(struct report){ .units = UNITS_KIB }, r->tables[i]) != 0;

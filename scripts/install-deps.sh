@@ -6,7 +6,7 @@
 #                           cross compilers, PostgreSQL, clang); `make deps`, `make test`
 # Installed size with dependencies, measured on Debian 12 (dpkg's Installed-Size over apt's
 # dependency closure, required/important packages left out): build ~370 MiB (mostly gcc),
-# all ~1.6 GiB.
+# all ~2 GiB (~1.6 GiB before chromium, which alone is ~0.35 GiB; the whole not re-measured).
 set -euo pipefail
 set_name=${1:-all}
 case $set_name in build | all) ;; *) echo "usage: install-deps.sh [build|all]" >&2; exit 2 ;; esac
