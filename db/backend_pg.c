@@ -20,7 +20,7 @@
 /* libpq is opened when a postgresql:// target is first used, not linked: with its TLS,
  * Kerberos and LDAP libraries it brought 22 of the binary's 41 shared objects, and loading them
  * cost every command ~9 ms of CPU at start-up (perf stat, an empty main linked both ways),
- * a fifth of extract's fixed cost, for a backend most runs never touch. */
+ * a tenth of extract's fixed cost on the bench kdump, for a backend most runs never touch. */
 #define LIBPQ_FUNCTIONS(X)                                                                     \
 	X(PQclear) X(PQconnectdb) X(PQerrorMessage) X(PQexec) X(PQexecParams) X(PQfinish)      \
 	X(PQgetResult) X(PQgetisnull) X(PQgetvalue) X(PQnfields) X(PQntuples) X(PQputCopyData) \

@@ -32,7 +32,8 @@ esac
 make -s B="$B" "$B/fuzz/$harness"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fuzz_$kind.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
+scratch=
+trap 'rm -rf "$work" ${scratch:+"$scratch"}' EXIT INT TERM
 if [ -n "${PAGESLEUTH_FUZZ_CORPUS:-}" ]; then
 	corpus=$PAGESLEUTH_FUZZ_CORPUS/$kind
 	mkdir -p "$corpus"
@@ -74,8 +75,13 @@ elif [ "$kind" = dump-headers ]; then
 else
 	seeds=fuzz/corpus/$kind
 fi
-# The harness writes its inputs to files: on tmpfs they cost no disk.
-[ -d /dev/shm ] && [ -w /dev/shm ] && export TMPDIR=/dev/shm
+# The harness writes its inputs to files: on tmpfs they cost no disk (in a private directory,
+# removed at the end like the rest).
+if [ -d /dev/shm ] && [ -w /dev/shm ] && scratch=$(mktemp -d /dev/shm/pagesleuth-fuzz.XXXXXX); then
+	export TMPDIR=$scratch
+else
+	export TMPDIR=$work
+fi
 # -close_fd_mask=3: the code under test prints its refusals, millions of times.
 # A crash must not exit 77 (libFuzzer's default), which tests/run.sh would read as a skip.
 log=$work/log
