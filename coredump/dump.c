@@ -1324,8 +1324,9 @@ static void abandon_kdump_ctx(struct ps_dump *d)
  * name), in a kdump file's VMCOREINFO as in an ELF note. So the file is opened first in a
  * child process, which reports how its open ended: an open that kills the child is refused
  * here with one line instead of killing pagesleuth. Costs a fork and a second open of the
- * headers (~1 ms). Returns NULL, or why the file cannot be opened. */
-static const char *probe_kdump_open(int fd)
+ * headers (~1 ms). KD is the configured context not yet opened: the child opens its own
+ * copy of it. Returns NULL, or why the file cannot be opened. */
+static const char *probe_kdump_open(kdump_ctx_t *kd, int fd)
 {
 	static char why[160];
 	fflush(NULL); /* nothing buffered twice */
@@ -1343,11 +1344,6 @@ static const char *probe_kdump_open(int fd)
 		char self[64];
 		snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
 		int own = open(self, O_RDONLY | O_CLOEXEC);
-		kdump_ctx_t *kd = kdump_new();
-		if (!kd)
-			_exit(3);
-		kdump_set_string_attr(kd, KDUMP_ATTR_OSTYPE, "linux");
-		kdump_set_number_attr(kd, KDUMP_ATTR_FILE_MMAP_POLICY, KDUMP_MMAP_NEVER);
 		_exit(kdump_open_fd(kd, own >= 0 ? own : fd) == KDUMP_OK ? 0 : 3);
 	}
 	int status;
@@ -1618,7 +1614,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	 * it is mapped would end the reader with SIGBUS. Page reads go through pagesleuth's own
 	 * guarded mapping instead (open_own_reads); libkdumpfile reads headers and notes. */
 	kdump_set_number_attr(d->kd, KDUMP_ATTR_FILE_MMAP_POLICY, KDUMP_MMAP_NEVER);
-	const char *dies = probe_kdump_open(d->fd);
+	const char *dies = probe_kdump_open(d->kd, d->fd);
 	if (dies) {
 		ps_set_err(err, "%s: corrupt %s: %s", path, d->diskdump ? "kdump file" : "dump", dies);
 		goto fail;
