@@ -24,11 +24,11 @@
 #include <unistd.h>
 
 #include "dump.h"
+#include "fuzz_patch.h"
 
 #define MAX_DUMPS 8
 #define REGION (UINT32_C(1) << 20)
 #define MAX_PATCHES 32
-#define MAX_PATCH_LEN 32
 
 static struct {
 	int fd;
@@ -130,23 +130,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++, size--;
 	int fd = dumps[which].fd;
 	uint64_t region = dumps[which].size < REGION ? dumps[which].size : REGION;
-	struct { uint32_t at; uint8_t len, old[MAX_PATCH_LEN]; } undo[MAX_PATCHES];
-	unsigned n = 0;
-	while (size >= 5 && n < MAX_PATCHES && region > 0) {
-		uint32_t off = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-			       (uint32_t)data[3] << 24;
-		unsigned len = data[4] % (MAX_PATCH_LEN + 1);
-		data += 5, size -= 5;
-		if (len > size)
-			len = (unsigned)size;
-		off = (uint32_t)(off % region);
-		if (len > region - off)
-			len = (unsigned)(region - off);
+	struct { uint32_t at; uint8_t len, old[FZ_MAX_PATCH_LEN]; } undo[MAX_PATCHES];
+	unsigned n = 0, len;
+	uint32_t off;
+	const uint8_t *bytes;
+	while (n < MAX_PATCHES && fz_next_patch(&data, &size, region, &off, &len, &bytes)) {
 		undo[n].at = off, undo[n].len = (uint8_t)len;
-		if (pread(fd, undo[n].old, len, off) != (ssize_t)len || pwrite(fd, data, len, off) != (ssize_t)len)
+		if (pread(fd, undo[n].old, len, off) != (ssize_t)len || pwrite(fd, bytes, len, off) != (ssize_t)len)
 			abort();
 		n++;
-		data += len, size -= len;
 	}
 	char *warnings = NULL, *err = NULL;
 	struct ps_dump *d = ps_dump_open(dumps[which].path, &warnings, &err);

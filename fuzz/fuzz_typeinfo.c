@@ -100,19 +100,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 	if (kind == K_BTF) {
 		struct fz_patch_log log = { 0 };
-		while (size >= 5 && !fz_patch_full(&log)) {
-			uint32_t off = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-				       (uint32_t)data[3] << 24;
-			unsigned len = data[4] % (FZ_MAX_PATCH_LEN + 1);
-			data += 5, size -= 5;
-			if (len > size)
-				len = (unsigned)size;
-			off %= (uint32_t)btf_len;
-			if (len > btf_len - off)
-				len = (unsigned)(btf_len - off);
-			fz_patch(&log, btf + off, data, len);
-			data += len, size -= len;
-		}
+		uint32_t off;
+		unsigned len;
+		const uint8_t *bytes;
+		while (!fz_patch_full(&log) && fz_next_patch(&data, &size, btf_len, &off, &len, &bytes))
+			fz_patch(&log, btf + off, bytes, len);
 		ps_kinfo_init(&ki);
 		rc = ps_kinfo_fill_from_btf(&ki, btf, btf_len, "fuzz", &err);
 		fz_unpatch_all(&log);
