@@ -4,9 +4,10 @@
  * with `pahole --btf_encode_detached`, or the .BTF section of a vmlinux ELF file. libbpf
  * byte-swaps BTF of the opposite byte order (a big-endian ppc32 kernel read on x86_64).
  *
- * Lookups go through two small indexes built once at open: struct/union/typedef names
- * (sorted, for bsearch) and the list of enum types (for "which enum has PG_locked"), so a
- * whole kinfo fill costs a few milliseconds instead of a linear scan per entry.
+ * Lookups go through small indexes built once: struct/union/typedef names (sorted at open,
+ * for bsearch) and every enumerator by name (hashed at the first enum lookup: a kinfo fill
+ * asks for dozens of PG_ and NR_ values, and a kernel's BTF has tens of thousands of
+ * enumerators), so a whole kinfo fill costs a few milliseconds instead of a scan per entry.
  */
 #include "kinfo.h"
 #include "errmsg.h"
@@ -36,6 +37,13 @@ struct ps_btf_source {
 	size_t ntypes;
 	uint32_t *enums; /* ids of ENUM and ENUM64 types, in id order */
 	size_t nenums;
+	struct enumerator *enumerators; /* open addressing by name; NULL until the first lookup */
+	size_t enumerator_mask;
+};
+
+struct enumerator {
+	const char *name; /* NULL: an empty slot */
+	int64_t value;
 };
 
 /* libbpf prints its own diagnostics to stderr; ours are the error values. */
@@ -177,6 +185,7 @@ void ps_btf_source_close(struct ps_btf_source *s)
 	btf__free(s->btf);
 	free(s->types);
 	free(s->enums);
+	free(s->enumerators);
 	free(s);
 }
 
@@ -316,36 +325,109 @@ static int btf_type_size(void *ctx, const char *type, int64_t *out)
 	return 0;
 }
 
-static int btf_enum_value(void *ctx, const char *enumerator, int64_t *out)
+static uint64_t name_hash(const char *name)
 {
-	const struct ps_btf_source *s = ctx;
+	uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+/* Call FN(NAME, VALUE, ARG) for every enumerator, in type-id order; stops when FN returns
+ * non-zero. kflag marks a signed 32-bit enum (pahole 1.24+); otherwise values are unsigned. */
+static int for_each_enumerator(const struct ps_btf_source *s,
+			       int (*fn)(const char *name, int64_t value, void *arg), void *arg)
+{
 	for (size_t i = 0; i < s->nenums; i++) {
 		const struct btf_type *t = btf__type_by_id(s->btf, s->enums[i]);
 		if (!t)
 			continue;
 		unsigned vlen = btf_vlen(t);
-		/* kflag marks a signed enum (pahole 1.24+); otherwise values are unsigned. */
 		bool is_signed = btf_kflag(t);
-		if (btf_is_enum(t)) {
-			const struct btf_enum *e = btf_enum(t);
-			for (unsigned j = 0; j < vlen; j++) {
-				const char *n = btf__name_by_offset(s->btf, e[j].name_off);
-				if (n && strcmp(n, enumerator) == 0) {
-					*out = is_signed ? (int64_t)e[j].val : (int64_t)(uint32_t)e[j].val;
-					return 0;
-				}
+		for (unsigned j = 0; j < vlen; j++) {
+			uint32_t name_off;
+			int64_t value;
+			if (btf_is_enum(t)) {
+				const struct btf_enum *e = btf_enum(t) + j;
+				name_off = e->name_off;
+				value = is_signed ? (int64_t)e->val : (int64_t)(uint32_t)e->val;
+			} else if (btf_is_enum64(t)) {
+				const struct btf_enum64 *e = btf_enum64(t) + j;
+				name_off = e->name_off;
+				value = (int64_t)btf_enum64_value(e);
+			} else {
+				break;
 			}
-		} else if (btf_is_enum64(t)) {
-			const struct btf_enum64 *e = btf_enum64(t);
-			for (unsigned j = 0; j < vlen; j++) {
-				const char *n = btf__name_by_offset(s->btf, e[j].name_off);
-				if (n && strcmp(n, enumerator) == 0) {
-					*out = (int64_t)btf_enum64_value(&e[j]);
-					return 0;
-				}
-			}
+			const char *n = btf__name_by_offset(s->btf, name_off);
+			if (n && *n && fn(n, value, arg))
+				return 1;
 		}
 	}
+	return 0;
+}
+
+struct enum_search {
+	const char *name;
+	int64_t *out;
+};
+
+static int match_enumerator(const char *name, int64_t value, void *arg)
+{
+	struct enum_search *q = arg;
+	if (strcmp(name, q->name))
+		return 0;
+	*q->out = value;
+	return 1;
+}
+
+static int count_enumerator(const char *name, int64_t value, void *arg)
+{
+	(void)name, (void)value;
+	++*(size_t *)arg;
+	return 0;
+}
+
+static int index_enumerator(const char *name, int64_t value, void *arg)
+{
+	struct ps_btf_source *s = arg;
+	for (size_t i = name_hash(name) & s->enumerator_mask;; i = (i + 1) & s->enumerator_mask) {
+		struct enumerator *slot = &s->enumerators[i];
+		if (!slot->name) {
+			*slot = (struct enumerator){ name, value };
+			return 0;
+		}
+		if (!strcmp(slot->name, name))
+			return 0; /* the first (lowest type id) definition wins, as the scan had it */
+	}
+}
+
+/* The index: a table at most half full, so every probe sequence ends at an empty slot. */
+static bool index_enumerators(struct ps_btf_source *s)
+{
+	size_t n = 0, size = 16;
+	for_each_enumerator(s, count_enumerator, &n);
+	while (size / 2 < n && size < SIZE_MAX / 4 / sizeof(struct enumerator))
+		size *= 2;
+	if (size / 2 < n || !(s->enumerators = calloc(size, sizeof(struct enumerator))))
+		return false;
+	s->enumerator_mask = size - 1;
+	for_each_enumerator(s, index_enumerator, s);
+	return true;
+}
+
+static int btf_enum_value(void *ctx, const char *enumerator, int64_t *out)
+{
+	struct ps_btf_source *s = ctx;
+	if (!s->enumerators && !index_enumerators(s)) {
+		struct enum_search q = { enumerator, out }; /* no memory for the index: scan */
+		return for_each_enumerator(s, match_enumerator, &q) ? 0 : -1;
+	}
+	for (size_t i = name_hash(enumerator) & s->enumerator_mask; s->enumerators[i].name;
+	     i = (i + 1) & s->enumerator_mask)
+		if (!strcmp(s->enumerators[i].name, enumerator)) {
+			*out = s->enumerators[i].value;
+			return 0;
+		}
 	return -1;
 }
 
