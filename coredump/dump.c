@@ -1193,6 +1193,29 @@ static uint64_t next_in_dump(struct ps_dump *d, uint64_t pa)
 	return (at + VMCOREINFO_SCAN_STEP - 1) & ~(uint64_t)(VMCOREINFO_SCAN_STEP - 1);
 }
 
+/* The first LEN bytes at PA (in one file page) for the scan below: a kdump page compressed
+ * with zlib is inflated only that far (the scan of a 128 MiB ppc32 kdump looked at thousands
+ * of pages, each inflated whole: most of the open). */
+static enum ps_read_status peek_phys(struct ps_dump *d, uint64_t pa, void *buf, size_t len)
+{
+	if (!d->kpages || elf_reader(d) || (pa & (d->kd_page_size - 1)) || len > d->kd_page_size ||
+	    paddr_status(d, pa) != PS_READ_OK)
+		return dump_read_phys(d, pa, buf, len);
+	char why[200];
+	switch (ps_kdump_pages_peek(d->kpages, pa >> d->kd_page_shift, buf, len, why, sizeof why)) {
+	case KP_OK:
+		return PS_READ_OK;
+	case KP_FOREIGN:
+		return dump_read_phys(d, pa, buf, len);
+	case KP_ERROR:
+		break;
+	}
+	snprintf(d->last_error, sizeof d->last_error, "physical address 0x%" PRIx64 ": %s", pa, why);
+	if (d->read_errors++ == 0)
+		memcpy(d->first_error, d->last_error, sizeof d->first_error);
+	return PS_READ_ERROR;
+}
+
 /* QEMU dumps of guests without a fw_cfg VMCOREINFO device (pseries, ppce500, armhf virt)
  * have no VMCOREINFO note, but the kernel wrote it at boot into vmcoreinfo_data, a zeroed
  * page of its own: find a page that starts "OSRELEASE=" and holds PAGESIZE= and SYMBOL(
@@ -1205,8 +1228,7 @@ static uint64_t find_vmcoreinfo_in_ram(struct ps_dump *d, uint64_t end)
 	for (uint64_t pa = next_in_dump(d, 0); pa < end && looked < VMCOREINFO_SCAN_MAX_PAGES;
 	     pa = pa <= UINT64_MAX - VMCOREINFO_SCAN_STEP ? next_in_dump(d, pa + VMCOREINFO_SCAN_STEP) : UINT64_MAX) {
 		looked++;
-		if (!page_in_dump(d, pa) ||
-		    dump_read_phys(d, pa, head, sizeof head) != PS_READ_OK ||
+		if (!page_in_dump(d, pa) || peek_phys(d, pa, head, sizeof head) != PS_READ_OK ||
 		    memcmp(head, magic, sizeof head) != 0)
 			continue;
 		char *text = malloc(VMCOREINFO_TEXT_MAX + 1);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #define DESC_SIZE 24u
@@ -40,6 +41,8 @@ struct ps_kdump_pages {
 
 	struct libdeflate_decompressor *inflater;
 	ZSTD_DCtx *zstd;
+	z_stream prefix_inflater;   /* for ps_kdump_pages_peek: set up at its first zlib page */
+	bool prefix_inflater_ready;
 	uint64_t decompressed, hits;
 };
 
@@ -98,6 +101,8 @@ void ps_kdump_pages_close(struct ps_kdump_pages *k)
 	free(k->packed);
 	if (k->inflater)
 		libdeflate_free_decompressor(k->inflater);
+	if (k->prefix_inflater_ready)
+		inflateEnd(&k->prefix_inflater);
 	ZSTD_freeDCtx(k->zstd);
 	free(k);
 }
@@ -150,38 +155,70 @@ const char *ps_kdump_desc_problem(uint64_t off, uint64_t size, uint64_t flags, u
 	return NULL;
 }
 
-enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t idx,
-					      uint32_t offset, void *buf, size_t len,
-					      char *err, size_t errlen)
+/* The cache slot holding file page IDX, or NULL. */
+static const unsigned char *cached(struct ps_kdump_pages *k, uint64_t idx)
 {
-	uint32_t bs = k->l.block_size;
 	uint64_t set = idx & (k->nslots / 2 - 1), slot = 2 * set;
 	for (unsigned way = 0; way < 2; way++)
 		if (k->tag[slot + way] == idx + 1) {
 			k->hits++;
 			k->lru[set] = (uint8_t)!way;
-			memcpy(buf, k->slots + (slot + way) * bs + offset, len);
-			return KP_OK;
+			return k->slots + (slot + way) * k->l.block_size;
 		}
-	slot += k->lru[set];
-	unsigned char *page = k->slots + slot * bs;
-	uint64_t di = desc_index(k, idx);
-	uint64_t at = k->l.desc_off + di * DESC_SIZE;
+	return NULL;
+}
+
+static const char desc_past_end[] = "past the end of the file";
+
+/* Page IDX's descriptor, checked, and its data into k->packed: NULL, or why not (with the
+ * descriptor's number DI, its file offset AT, SIZE, OFF and FLAGS for the message). */
+static const char *fetch_packed(struct ps_kdump_pages *k, uint64_t idx, uint64_t *di, uint64_t *at,
+				uint64_t *size, uint64_t *off, uint64_t *flags)
+{
+	*di = desc_index(k, idx);
+	*at = k->l.desc_off + *di * DESC_SIZE;
+	*size = *off = *flags = 0;
 	unsigned char desc[DESC_SIZE];
-	if (di > (UINT64_MAX - k->l.desc_off) / DESC_SIZE || at > k->l.file_size ||
-	    DESC_SIZE > k->l.file_size - at || !fetch(k, at, desc, DESC_SIZE)) {
+	if (*di > (UINT64_MAX - k->l.desc_off) / DESC_SIZE || *at > k->l.file_size ||
+	    DESC_SIZE > k->l.file_size - *at || !fetch(k, *at, desc, DESC_SIZE))
+		return desc_past_end;
+	*off = load(desc, 8, k->l.big_endian);
+	*size = load(desc + 8, 4, k->l.big_endian);
+	*flags = load(desc + 12, 4, k->l.big_endian);
+	const char *why = ps_kdump_desc_problem(*off, *size, *flags, k->l.block_size, k->l.file_size);
+	if (!why && !(*flags & (FLAG_LZO | FLAG_SNAPPY)) && !fetch(k, *off, k->packed, (size_t)*size))
+		why = "its data cannot be read";
+	return why;
+}
+
+static void describe(char *err, size_t errlen, uint64_t di, uint64_t at, uint64_t size,
+		     uint64_t off, uint64_t flags, const char *why)
+{
+	if (why != desc_past_end)
 		snprintf(err, errlen, "page descriptor %" PRIu64 " at file offset %" PRIu64
-			 ": past the end of the file", di, at);
-		return KP_ERROR;
+			 " (%" PRIu64 " bytes at %" PRIu64 ", flags 0x%" PRIx64 "): %s",
+			 di, at, size, off, flags, why);
+	else
+		snprintf(err, errlen, "page descriptor %" PRIu64 " at file offset %" PRIu64 ": %s",
+			 di, at, why);
+}
+
+enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t idx,
+					      uint32_t offset, void *buf, size_t len,
+					      char *err, size_t errlen)
+{
+	uint32_t bs = k->l.block_size;
+	const unsigned char *hit = cached(k, idx);
+	if (hit) {
+		memcpy(buf, hit + offset, len);
+		return KP_OK;
 	}
-	uint64_t off = load(desc, 8, k->l.big_endian);
-	uint64_t size = load(desc + 8, 4, k->l.big_endian);
-	uint64_t flags = load(desc + 12, 4, k->l.big_endian);
-	const char *why = ps_kdump_desc_problem(off, size, flags, bs, k->l.file_size);
+	uint64_t set = idx & (k->nslots / 2 - 1), slot = 2 * set + k->lru[set];
+	unsigned char *page = k->slots + slot * bs;
+	uint64_t di, at, size, off, flags;
+	const char *why = fetch_packed(k, idx, &di, &at, &size, &off, &flags);
 	if (!why && (flags & (FLAG_LZO | FLAG_SNAPPY)))
 		return KP_FOREIGN;
-	if (!why && !fetch(k, off, k->packed, (size_t)size))
-		why = "its data cannot be read";
 	if (!why && !(flags & (FLAG_ZLIB | FLAG_ZSTD))) {
 		memcpy(buf, k->packed + offset, len); /* stored as it is: nothing to keep */
 		return KP_OK;
@@ -202,15 +239,51 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 						: "zstd data does not decompress to a page";
 	}
 	if (why) {
-		snprintf(err, errlen, "page descriptor %" PRIu64 " at file offset %" PRIu64
-			 " (%" PRIu64 " bytes at %" PRIu64 ", flags 0x%" PRIx64 "): %s",
-			 di, at, size, off, flags, why);
+		describe(err, errlen, di, at, size, off, flags, why);
 		return KP_ERROR;
 	}
 	k->decompressed++;
 	k->tag[slot] = idx + 1;
 	k->lru[set] = (uint8_t)(slot % 2 == 0);
 	memcpy(buf, page + offset, len);
+	return KP_OK;
+}
+
+enum ps_kdump_page_status ps_kdump_pages_peek(struct ps_kdump_pages *k, uint64_t idx, void *buf,
+					      size_t len, char *err, size_t errlen)
+{
+	const unsigned char *hit = cached(k, idx);
+	if (hit) {
+		memcpy(buf, hit, len);
+		return KP_OK;
+	}
+	uint64_t di, at, size, off, flags;
+	const char *why = fetch_packed(k, idx, &di, &at, &size, &off, &flags);
+	if (!why && !(flags & FLAG_ZLIB)) /* zstd decodes a page-sized block whole anyway */
+		return ps_kdump_pages_read(k, idx, 0, buf, len, err, errlen);
+	if (!why && !k->prefix_inflater_ready) {
+		if (inflateInit(&k->prefix_inflater) != Z_OK)
+			return ps_kdump_pages_read(k, idx, 0, buf, len, err, errlen);
+		k->prefix_inflater_ready = true;
+	}
+	if (!why) {
+		z_stream *z = &k->prefix_inflater;
+		if (inflateReset(z) != Z_OK)
+			return ps_kdump_pages_read(k, idx, 0, buf, len, err, errlen);
+		z->next_in = k->packed;
+		z->avail_in = (uInt)size;
+		z->next_out = buf;
+		z->avail_out = (uInt)len;
+		int zr = inflate(z, Z_SYNC_FLUSH);
+		/* Only the prefix is checked: what a scan needs. A read of the page says more. */
+		if (z->avail_out != 0 || (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR))
+			why = "zlib data does not inflate to a page";
+	}
+	if (why) {
+		memset(buf, 0, len);
+		describe(err, errlen, di, at, size, off, flags, why);
+		return KP_ERROR;
+	}
 	return KP_OK;
 }
 

@@ -56,6 +56,12 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 					      uint32_t offset, void *buf, size_t len,
 					      char *err, size_t errlen);
 
+/* The first LEN bytes (at most the block size) of file page IDX, like ps_kdump_pages_read,
+ * but inflating only as much of a zlib page as they need and keeping nothing (for a scan
+ * that looks at the start of thousands of pages once: the VMCOREINFO search). */
+enum ps_kdump_page_status ps_kdump_pages_peek(struct ps_kdump_pages *k, uint64_t idx, void *buf,
+					      size_t len, char *err, size_t errlen);
+
 /* Why a page descriptor saying the data is SIZE bytes at OFF with FLAGS cannot be right in a
  * file of FILE_SIZE bytes whose pages are BLOCK bytes, or NULL: the one rule for the check
  * of every descriptor at open (dump.c) and of each one read. */
