@@ -758,7 +758,7 @@ static void check_kdump_truncation(struct ps_dump *d, uint64_t file_size)
  * compression flags makedumpfile and QEMU write (zlib 0x1, lzo 0x2, snappy 0x4, zstd 0x20),
  * its data inside the file. A bad one makes its page an error ("not read: corrupt page
  * descriptor"), never a call into libkdumpfile. The rule is ps_kdump_desc_problem's
- * (kdump_pages.c), which also checks each descriptor pagesleuth reads itself. */
+ * (kdump_pages.h), which also checks each descriptor pagesleuth reads itself. */
 
 struct desc_scan {
 	struct ps_dump *d;
@@ -770,12 +770,42 @@ struct desc_scan {
 	bool failed;
 };
 
+/* Descriptor INDEX, of frame PFN, says SIZE bytes with FLAGS and cannot be right: list its
+ * page as bad, unless it lies where the file is cut short. true: stop the scan. */
+static bool note_bad_desc(struct desc_scan *q, uint64_t pfn, uint64_t index, uint64_t size,
+			  uint64_t flags)
+{
+	struct ps_dump *d = q->d;
+	uint64_t pa = pfn << d->kd_page_shift;
+	for (size_t i = 0; i < d->ntrunc; i++)
+		if (pa >= d->trunc[i].start && pa < d->trunc[i].end)
+			return false;
+	if (q->nbad++ == 0)
+		q->first_bad_pfn = pfn, q->first_bad_size = size, q->first_bad_flags = flags,
+		q->first_bad_at = d->kd_desc_off + index * 24;
+	if (d->nbad_desc >= (1u << 20)) {
+		q->failed = true; /* too many to list: the whole file is suspect */
+		return true;
+	}
+	uint64_t *nb = d->nbad_desc % 1024 ? d->bad_desc
+		       : realloc(d->bad_desc, (d->nbad_desc + 1024) * sizeof *nb);
+	if (!nb) {
+		q->failed = true;
+		return true;
+	}
+	d->bad_desc = nb;
+	d->bad_desc[d->nbad_desc++] = pfn;
+	return false;
+}
+
 static bool scan_desc_run(void *arg, uint64_t first, uint64_t end)
 {
 	struct desc_scan *q = arg;
 	struct ps_dump *d = q->d;
 	enum { CHUNK = 4096 };
-	for (uint64_t pfn = first; pfn < end; pfn++, q->index++) {
+	const bool swap = d->target.big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	const uint32_t block = d->kd_page_size;
+	for (uint64_t pfn = first; pfn < end;) {
 		if (q->index < q->buf_first || q->index >= q->buf_first + q->buf_n) {
 			uint64_t at = d->kd_desc_off + q->index * 24;
 			if (at >= q->file_size)
@@ -787,43 +817,29 @@ static bool scan_desc_run(void *arg, uint64_t first, uint64_t end)
 				return true;
 			q->buf_first = q->index, q->buf_n = n;
 		}
+		/* The descriptors buffered for this run, in one tight loop (the open's check of
+		 * every descriptor is a fixed cost of every extraction). */
+		uint64_t held = q->buf_first + q->buf_n - q->index;
+		uint64_t n = end - pfn < held ? end - pfn : held;
 		const unsigned char *p = q->buf + (q->index - q->buf_first) * 24;
-		/* memcpy and a byte swap: the byte loop of load_uint was most of the scan */
-		uint64_t off;
-		uint32_t size32, flags32;
-		memcpy(&off, p, 8);
-		memcpy(&size32, p + 8, 4);
-		memcpy(&flags32, p + 12, 4);
-		if (d->target.big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)) {
-			off = __builtin_bswap64(off);
-			size32 = __builtin_bswap32(size32);
-			flags32 = __builtin_bswap32(flags32);
-		}
-		uint64_t size = size32, flags = flags32;
-		uint64_t pa = pfn << d->kd_page_shift;
-		if (ps_kdump_desc_problem(off, size, flags, d->kd_page_size, q->file_size)) {
-			bool in_trunc = false;
-			for (size_t i = 0; i < d->ntrunc; i++)
-				in_trunc |= pa >= d->trunc[i].start && pa < d->trunc[i].end;
-			if (in_trunc)
-				continue;
-			if (q->nbad++ == 0)
-				q->first_bad_pfn = pfn, q->first_bad_size = size, q->first_bad_flags = flags,
-				q->first_bad_at = d->kd_desc_off + q->index * 24;
-			if (d->nbad_desc < (1u << 20)) {
-				uint64_t *nb = d->nbad_desc % 1024 ? d->bad_desc
-					       : realloc(d->bad_desc, (d->nbad_desc + 1024) * sizeof *nb);
-				if (!nb) {
-					q->failed = true;
-					return true;
-				}
-				d->bad_desc = nb;
-				d->bad_desc[d->nbad_desc++] = pfn;
-			} else {
-				q->failed = true; /* too many to list: the whole file is suspect */
-				return true;
+		for (uint64_t i = 0; i < n; i++, p += 24) {
+			/* memcpy and a byte swap: the byte loop of load_uint was most of the scan */
+			uint64_t off;
+			uint32_t size32, flags32;
+			memcpy(&off, p, 8);
+			memcpy(&size32, p + 8, 4);
+			memcpy(&flags32, p + 12, 4);
+			if (swap) {
+				off = __builtin_bswap64(off);
+				size32 = __builtin_bswap32(size32);
+				flags32 = __builtin_bswap32(flags32);
 			}
+			if (__builtin_expect(ps_kdump_desc_problem(off, size32, flags32, block, q->file_size) != NULL, 0) &&
+			    note_bad_desc(q, pfn + i, q->index + i, size32, flags32))
+				return true;
 		}
+		pfn += n;
+		q->index += n;
 	}
 	return false;
 }
@@ -1029,6 +1045,8 @@ static enum ps_read_status dump_pfn_status(void *ctx, uint64_t pfn)
 /* A kdump-compressed file's pages through kdump_pages.c, page by page; a page it leaves to
  * libkdumpfile (LZO, snappy) through kdump_read. As dump_read_phys: the first page that is
  * not OK decides the status, the buffer is zero from there on. */
+#define KDUMP_RUN_PAGES 32 /* shorter reads go through the page cache */
+
 static enum ps_read_status read_kdump_pages(struct ps_dump *d, uint64_t paddr, unsigned char *buf,
 					    size_t len)
 {
@@ -1037,6 +1055,19 @@ static enum ps_read_status read_kdump_pages(struct ps_dump *d, uint64_t paddr, u
 	while (done < len) {
 		uint64_t pa = paddr + done;
 		uint32_t in = (uint32_t)(pa & mask);
+		/* A long run of whole pages the file holds (start-up's BTF and kallsyms tables):
+		 * decompressed straight into BUF, not through the cache. Anything wrong in it is
+		 * left to the page-by-page reads below, which say what. */
+		uint64_t whole = in ? 0 : (len - done) >> d->kd_page_shift, run = 0;
+		if (whole >= KDUMP_RUN_PAGES) {
+			while (run < whole && paddr_status(d, pa + (run << d->kd_page_shift)) == PS_READ_OK)
+				run++;
+			if (run >= KDUMP_RUN_PAGES &&
+			    ps_kdump_pages_read_run(d->kpages, pa >> d->kd_page_shift, run, buf + done)) {
+				done += (size_t)run << d->kd_page_shift;
+				continue;
+			}
+		}
 		size_t n = len - done < d->kd_page_size - in ? len - done : d->kd_page_size - in;
 		enum ps_read_status st = paddr_status(d, pa);
 		if (st == PS_READ_OK) {

@@ -275,13 +275,31 @@ static const bool symbol_required[PS_KI_NSYMBOLS] = {
 #undef SYMREQ
 };
 
+static bool symbol_by_name_before_kallsyms(struct ps_core *c, const char *name, uint64_t *addr);
+static bool load_kallsyms(struct ps_core *c);
+
 int ps_core_set_kinfo(struct ps_core *c, const struct ps_kinfo *ki)
 {
 	c->ki = *ki;
 	c->have_kinfo = true;
+	/* What VMCOREINFO and the type information do not give, from kallsyms in one pass. */
+	const char *from_kallsyms[PS_KI_NSYMBOLS];
+	uint64_t kallsyms_addr[PS_KI_NSYMBOLS];
+	bool in_kallsyms[PS_KI_NSYMBOLS];
+	size_t nwanted = 0;
+	for (int i = 0; i < PS_KI_NSYMBOLS; i++)
+		from_kallsyms[i] = symbol_by_name_before_kallsyms(c, symbol_names[i], &kallsyms_addr[i])
+					   ? symbol_names[i] : NULL;
+	for (int i = 0; i < PS_KI_NSYMBOLS; i++)
+		nwanted += from_kallsyms[i] != NULL;
+	if (nwanted && load_kallsyms(c))
+		ps_kallsyms_lookup_many(c, from_kallsyms, PS_KI_NSYMBOLS, kallsyms_addr, in_kallsyms);
+	else
+		memset(in_kallsyms, 0, sizeof in_kallsyms);
 	for (int i = 0; i < PS_KI_NSYMBOLS; i++) {
-		uint64_t a = 0;
-		if (ps_core_symbol_by_name(c, symbol_names[i], &a) != 0 &&
+		uint64_t a = kallsyms_addr[i];
+		bool known = from_kallsyms[i] ? in_kallsyms[i] : true;
+		if (!known &&
 		    !(i == PS_KI_INIT_TASK && scan_init_task(c, &a) == 0)) {
 			a = 0;
 			if (symbol_required[i]) {
@@ -324,23 +342,32 @@ int ps_core_set_kinfo(struct ps_core *c, const struct ps_kinfo *ki)
 	return 0;
 }
 
-int ps_core_symbol_by_name(struct ps_core *c, const char *name, uint64_t *addr)
+/* NAME from VMCOREINFO, else from the type information's link-time addresses: false when
+ * found (in *ADDR), true when only kallsyms can say. */
+static bool symbol_by_name_before_kallsyms(struct ps_core *c, const char *name, uint64_t *addr)
 {
 	char key[160];
 	uint64_t v;
+	*addr = 0;
 	if (snprintf(key, sizeof key, "SYMBOL(%s)", name) < (int)sizeof key &&
 	    ps_core_vmcoreinfo_u64(c, key, &v) && v) {
 		*addr = v;
-		return 0;
+		return false;
 	}
 	if (c->have_kinfo) {
 		for (int i = 0; i < PS_KI_NSYMBOLS; i++) {
 			if (c->ki.symbol[i] && strcmp(symbol_names[i], name) == 0) {
 				*addr = c->ki.symbol[i] + (uint64_t)c->kaslr_offset;
-				return 0;
+				return false;
 			}
 		}
 	}
+	return true;
+}
+
+/* kallsyms, loaded at the first need: false when the dump has none (why: c->kallsyms_err). */
+static bool load_kallsyms(struct ps_core *c)
+{
 	if (!c->kallsyms_tried) {
 		c->kallsyms_tried = true;
 		char saved[sizeof c->err];
@@ -350,7 +377,14 @@ int ps_core_symbol_by_name(struct ps_core *c, const char *name, uint64_t *addr)
 			memcpy(c->err, saved, sizeof saved); /* an absent table is not an error here */
 		}
 	}
-	if (c->kallsyms && ps_kallsyms_lookup(c, name, addr) == 0)
+	return c->kallsyms != NULL;
+}
+
+int ps_core_symbol_by_name(struct ps_core *c, const char *name, uint64_t *addr)
+{
+	if (!symbol_by_name_before_kallsyms(c, name, addr))
+		return 0;
+	if (load_kallsyms(c) && ps_kallsyms_lookup(c, name, addr) == 0)
 		return 0;
 	return -1;
 }
@@ -554,7 +588,7 @@ size_t ps_kread_upto(struct ps_core *c, uint64_t va, void *buf, size_t len)
 {
 	uint8_t *out = buf;
 	size_t got = 0;
-	const size_t step = 64 * 1024;
+	const size_t step = 1024 * 1024; /* long runs: a kdump reads them past its cache (dump.c) */
 	while (got < len) {
 		size_t want = len - got < step ? len - got : step;
 		if (ps_kread(c, va + got, out + got, want) == PS_READ_OK) {

@@ -118,6 +118,10 @@ const char *ps_read_status_name(enum ps_read_status st); /* "excluded", "not in 
  * _num_syms; Linux 6.0+ exports them). */
 int ps_kallsyms_load(struct ps_core *c);                /* 0, or -1 (c->err) */
 int ps_kallsyms_lookup(struct ps_core *c, const char *name, uint64_t *addr); /* 0/-1 */
+/* The same for NAMES[0..N) at once, in one pass over the table: FOUND[i] and ADDRS[i] set
+ * for each name kallsyms has (the first of equal names, as ps_kallsyms_lookup finds it). */
+void ps_kallsyms_lookup_many(struct ps_core *c, const char *const *names, size_t n,
+			     uint64_t *addrs, bool *found);
 /* The symbol at or below ADDR (kallsyms loaded): its name and ADDR's offset in it. 0/-1. */
 int ps_kallsyms_name_at(struct ps_core *c, uint64_t addr, const char **name, uint64_t *offset);
 void ps_kallsyms_free(struct ps_kallsyms *k);

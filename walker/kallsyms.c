@@ -28,6 +28,7 @@
 #define KSYMS_MAX_SYMS (1u << 22)          /* 4M: an allmodconfig kernel has ~300k */
 #define KSYMS_MAX_NAMES (64u << 20)        /* bytes of compressed names */
 #define KSYMS_MAX_NAME 1024                /* expanded; KSYM_NAME_LEN is 512 in 6.1 */
+#define TOKEN_COPY 16                      /* see decode_names */
 #define KSYMS_MAX_ENTRY 258                /* bytes of one compressed name: 2 + 256 tokens */
 #define KSYMS_SCAN_SPAN (UINT64_C(256) << 20) /* from _stext: text, rodata (a big kernel ~60 MiB) */
 #define KSYMS_MAX_HOLE (UINT64_C(16) << 20)   /* unmapped bytes that end the image */
@@ -432,7 +433,7 @@ static int decode_names(struct ps_core *c, const struct ksym_tables *t, struct p
 	size_t ttab_len = max_idx + 256;
 	if (t->tidx > t->ttab && t->tidx - t->ttab < ttab_len && t->tidx - t->ttab > max_idx)
 		ttab_len = t->tidx - t->ttab;
-	ttab = malloc(ttab_len + 1);
+	ttab = calloc(ttab_len + TOKEN_COPY, 1); /* zeroed slack: tokens are copied 16 bytes at a time */
 	if (!ttab) {
 		ps_core_fail(c, "kallsyms: out of memory");
 		goto out;
@@ -477,7 +478,7 @@ static int decode_names(struct ps_core *c, const struct ksym_tables *t, struct p
 		}
 		if (len > names_len - pos)
 			break;
-		if (arena_cap - arena_len < KSYMS_MAX_NAME + 2) {
+		if (arena_cap - arena_len < KSYMS_MAX_NAME + TOKEN_COPY + 2) {
 			size_t ncap = arena_cap * 2;
 			char *na = realloc(k->arena, ncap);
 			if (!na) {
@@ -492,7 +493,12 @@ static int decode_names(struct ps_core *c, const struct ksym_tables *t, struct p
 		for (size_t j = 0; j < len && out_len < KSYMS_MAX_NAME; j++) {
 			uint8_t tk = names[pos + j];
 			size_t tl = tlen[tk] < KSYMS_MAX_NAME - out_len ? tlen[tk] : KSYMS_MAX_NAME - out_len;
-			memcpy(dst + out_len, ttab + tidx[tk], tl);
+			/* Most tokens are a few bytes: a fixed 16-byte copy (the bytes past the token
+			 * are overwritten by the next one, or by the NUL) instead of a call per token. */
+			if (tl <= TOKEN_COPY)
+				memcpy(dst + out_len, ttab + tidx[tk], TOKEN_COPY);
+			else
+				memcpy(dst + out_len, ttab + tidx[tk], tl);
 			out_len += tl;
 		}
 		pos += len;
@@ -719,4 +725,53 @@ int ps_kallsyms_lookup(struct ps_core *c, const char *name, uint64_t *addr)
 		h = (h + 1) & k->hmask;
 	}
 	return -1;
+}
+
+void ps_kallsyms_lookup_many(struct ps_core *c, const char *const *names, size_t n,
+			     uint64_t *addrs, bool *found)
+{
+	struct ps_kallsyms *k = c->kallsyms;
+	for (size_t j = 0; j < n; j++)
+		found[j] = false;
+	if (!k || !k->name_hash || n == 0)
+		return;
+	/* The names wanted, by hash (open addressing, at most a quarter full: most symbols'
+	 * probes end at an empty slot at once). A table built already answers them one by one. */
+	uint32_t size = 16;
+	while (size < 4 * n && size < (UINT32_C(1) << 30))
+		size <<= 1;
+	uint32_t *want = k->hash ? NULL : calloc(size, sizeof *want), *want_hash = NULL;
+	if (want)
+		want_hash = malloc(size * sizeof *want_hash);
+	if (!want || !want_hash || size < 2 * n) {
+		free(want), free(want_hash);
+		for (size_t j = 0; j < n; j++)
+			found[j] = ps_kallsyms_lookup(c, names[j], &addrs[j]) == 0;
+		return;
+	}
+	const uint32_t mask = size - 1;
+	for (size_t j = 0; j < n; j++) {
+		if (!names[j] || !names[j][0])
+			continue;
+		uint32_t full = name_hash(names[j]), h = full & mask;
+		while (want[h])
+			h = (h + 1) & mask;
+		want[h] = (uint32_t)j + 1;
+		want_hash[h] = full;
+	}
+	for (uint32_t i = 0; i < k->nsyms; i++) {
+		uint32_t full = k->name_hash[i];
+		for (uint32_t h = full & mask; want[h]; h = (h + 1) & mask) {
+			size_t j = want[h] - 1;
+			if (want_hash[h] != full || found[j])
+				continue;
+			const char *name = k->arena + k->name_off[i];
+			if (name[0] && strcmp(name + 1, names[j]) == 0) {
+				found[j] = true;
+				addrs[j] = k->addr[i];
+			}
+		}
+	}
+	free(want);
+	free(want_hash);
 }
