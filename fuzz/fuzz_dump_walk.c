@@ -37,7 +37,8 @@
  * process; a page whose struct page was read (refcount known) lies below the walker's
  * max_pfn. Anything else is the walker's to survive: no crash, leak, hang or UBSan report.
  *
- * Build: make B=DIR DIR/fuzz/fuzz_dump_walk. Run: fuzz/inputs.sh dump-walk.
+ * Build: make B=DIR DIR/fuzz/fuzz_dump_walk. Run: fuzz/inputs.sh dump-walk. FUZZ_DUMP_WALK_SHOW=1
+ * prints each input's patches as physical address and bytes (a finding's recipe).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -211,11 +212,13 @@ static void walk(struct fdump *fd, uint64_t pid, enum ps_walk_detail detail, boo
  * records' processes go to PIDS (at most MAX_CHOICES - 1) when it is not NULL. */
 static void check(const struct walk_facts *wf, uint64_t pid, uint64_t *pids, unsigned *npids)
 {
-	int fd = memfd_create("walker-out", MFD_CLOEXEC);
-	if (fd < 0)
+	static int fd = -1; /* one memory file, rewritten per run */
+	if (fd < 0 && (fd = memfd_create("walker-out", MFD_CLOEXEC)) < 0)
+		abort();
+	if (ftruncate(fd, 0) != 0)
 		abort();
 	for (size_t done = 0; done < wf->outlen;) {
-		ssize_t n = write(fd, wf->out + done, wf->outlen - done);
+		ssize_t n = pwrite(fd, wf->out + done, wf->outlen - done, (off_t)done);
 		if (n <= 0)
 			abort();
 		done += (size_t)n;
@@ -286,7 +289,6 @@ static void check(const struct walk_facts *wf, uint64_t pid, uint64_t *pids, uns
 	}
 	free(err);
 	ps_reader_close(r);
-	close(fd);
 }
 
 /* ---- libFuzzer ----------------------------------------------------------------------------- */
@@ -302,6 +304,57 @@ static const struct ps_target_ops shim_ops = {
 	.pfn_status = shim_pfn_status,
 	.vmcoreinfo = shim_vmcoreinfo,
 };
+
+/* A walk reads all that a new walker's first walk reads (nothing is served from what an
+ * earlier run kept), the patches reach the walker (the records of a process change when the ranges
+ * its clean walk read are overwritten: 0xff over the first bytes of each, 16 at a time), and
+ * the records are the clean ones again once the patches are gone. */
+static void self_test(struct fdump *fd)
+{
+	unsigned k = fd->nchoices > 1 ? 1 : 0;
+	const struct range_log *rl = &fd->c[k].ranges;
+	struct walk_facts clean, wf;
+	struct range_log fresh = { 0 };
+	struct ps_walker *kept = fd->w;
+	char *err = NULL;
+	uint64_t unused;
+	if (!(fd->w = ps_walker_open(&fd->shim.t, &err)) || ps_walker_set_kinfo(fd->w, &fd->ki, &err) != 0)
+		die(fd->path, err ? err : "self-test: no second walker");
+	/* kallsyms are read on first need: now, as the kept walker did in its first walks. */
+	(void)ps_core_symbol_by_name(&fd->w->c, "fuzz_dump_walk_no_such_symbol", &unused);
+	fd->shim.log = &fresh;
+	walk(fd, fd->c[k].pid, PS_DETAIL_PAGES, false, &clean);
+	fd->shim.log = NULL;
+	ps_walker_close(fd->w);
+	fd->w = kept;
+	free(clean.out);
+	dedupe(&fresh);
+	if (fresh.n != rl->n || memcmp(fresh.r, rl->r, rl->n * sizeof *rl->r) != 0)
+		die(fd->path, "self-test: a walk reads less than a new walker's first walk (kept from earlier runs)");
+	free(fresh.r);
+	walk(fd, fd->c[k].pid, PS_DETAIL_PAGES, false, &clean);
+	bool changed = false;
+	for (size_t first = 0; first < rl->n && !changed; first += MAX_PATCHES) {
+		struct shim *s = &fd->shim;
+		for (s->npatches = 0; s->npatches < MAX_PATCHES && first + s->npatches < rl->n; s->npatches++) {
+			const struct range *r = &rl->r[first + s->npatches];
+			s->p[s->npatches].pa = r->pa;
+			s->p[s->npatches].len = r->len < MAX_PATCH_LEN ? (unsigned)r->len : MAX_PATCH_LEN;
+			memset(s->p[s->npatches].bytes, 0xff, MAX_PATCH_LEN);
+		}
+		walk(fd, fd->c[k].pid, PS_DETAIL_PAGES, false, &wf);
+		s->npatches = 0;
+		changed = wf.rc < 0 || wf.outlen != clean.outlen || memcmp(wf.out, clean.out, wf.outlen) != 0;
+		free(wf.out);
+	}
+	walk(fd, fd->c[k].pid, PS_DETAIL_PAGES, false, &wf);
+	bool same = wf.outlen == clean.outlen && memcmp(wf.out, clean.out, wf.outlen) == 0;
+	free(wf.out);
+	free(clean.out);
+	if (!changed || !same)
+		die(fd->path, !changed ? "self-test: patching what the walk read changed nothing"
+				       : "self-test: the walk after patched ones differs from the clean walk");
+}
 
 static void set_up(struct fdump *fd, const char *spec)
 {
@@ -363,6 +416,7 @@ static void set_up(struct fdump *fd, const char *spec)
 	}
 	fprintf(stderr, "fuzz_dump_walk: %s: %u walks to choose, %zu ranges read in all (%zu by the walk of all)\n",
 		fd->path, fd->nchoices, total, fd->c[0].ranges.n);
+	self_test(fd);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -404,6 +458,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(s->p[s->npatches].bytes, data, len);
 		data += len, size -= len;
 		s->npatches++;
+	}
+	/* A finding as a recipe over the dump (physical address, new bytes), to re-make it on
+	 * a copy of the dump (tests/cases/extract_bad_input.sh). */
+	for (unsigned i = 0; getenv("FUZZ_DUMP_WALK_SHOW") && i < s->npatches; i++) {
+		fprintf(stderr, "fuzz_dump_walk: %s pid %" PRIu64 ": patch pa %" PRIx64 " bytes ", fd->path, c->pid, s->p[i].pa);
+		for (unsigned j = 0; j < s->p[i].len; j++)
+			fprintf(stderr, "%02x", s->p[i].bytes[j]);
+		fputc('\n', stderr);
 	}
 	struct walk_facts wf;
 	walk(fd, c->pid, (enum ps_walk_detail)(((opt >> 3) & 3) % 3), opt & 0x20, &wf);
