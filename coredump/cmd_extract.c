@@ -97,53 +97,13 @@ static void warn_to_stderr(void *arg, const char *text)
 	fprintf(stderr, "%s: partial: %s\n", prog, text);
 }
 
-/* ---- helpers ---------------------------------------------------------------------------- */
-
-enum ti_kind { TI_NONE, TI_VMLINUX, TI_BTF, TI_PROFILE };
-
-/* Fill KI from the chosen source (or the dump's own BTF). 0, or -1 with *err. */
-static int load_type_info(struct ps_walker *w, enum ti_kind kind, const char *file,
-			  const char *system_map, struct ps_kinfo *ki, char **err)
-{
-	ps_kinfo_init(ki);
-	int rc = -1;
-	switch (kind) {
-	case TI_PROFILE:
-		rc = ps_profile_read(ki, file, err);
-		break;
-	case TI_VMLINUX:
-		rc = ps_kinfo_fill_from_vmlinux(ki, file, err);
-		break;
-	case TI_BTF:
-		rc = ps_kinfo_fill_from_btf_file(ki, file, err);
-		break;
-	case TI_NONE: {
-		void *data = NULL;
-		size_t len = 0;
-		char *why = NULL;
-		if (ps_walker_find_btf(w, &data, &len, &why) != 0) {
-			ps_set_err(err, "no type information: %s; pass --vmlinux, --btf or --profile",
-				   why ? why : "no BTF found in the dump");
-			free(why);
-			return -1;
-		}
-		rc = ps_kinfo_fill_from_btf(ki, data, len, "dump", err);
-		free(data);
-		break;
-	}
-	}
-	if (rc == 0 && system_map)
-		rc = ps_kinfo_add_system_map(ki, system_map, err);
-	return rc;
-}
-
 /* ---- the command ------------------------------------------------------------------------ */
 
 struct extract_opts {
 	const char *dump, *output, *type_file, *system_map, *trace;
 	char *tags;
 	bool no_counters, no_frames, no_log;
-	enum ti_kind type_kind;
+	enum ps_type_source type_kind;
 	uint64_t *pids;
 	size_t npids;
 	enum ps_walk_detail detail;
@@ -165,7 +125,7 @@ static int run_extract(const struct extract_opts *o)
 	if (ps_dump_open_walker(prog, o->dump, &d, &w) != 0)
 		goto out;
 	struct ps_kinfo ki;
-	if (load_type_info(w, o->type_kind, o->type_file, o->system_map, &ki, &err) != 0 ||
+	if (ps_dump_type_info(w, o->type_kind, o->type_file, o->system_map, &ki, &err) != 0 ||
 	    ps_walker_set_kinfo(w, &ki, &err) != 0) {
 		/* Name the kernel: a fact missing from a newer kernel's type information is how
 		 * a kernel the walker does not understand shows itself. */
@@ -346,7 +306,7 @@ int ps_cmd_extract(int argc, char **argv)
 	const char *why = NULL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:p:t:h", longopts, NULL)) != -1) {
-		enum ti_kind kind = TI_NONE;
+		enum ps_type_source kind = PS_TYPES_DUMP_BTF;
 		switch (c) {
 		case 'o': o.output = optarg; break;
 		case 'p':
@@ -355,9 +315,9 @@ int ps_cmd_extract(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'V': kind = TI_VMLINUX; break;
-		case 'B': kind = TI_BTF; break;
-		case 'P': kind = TI_PROFILE; break;
+		case 'V': kind = PS_TYPES_VMLINUX; break;
+		case 'B': kind = PS_TYPES_BTF; break;
+		case 'P': kind = PS_TYPES_PROFILE; break;
 		case 'M': o.system_map = optarg; break;
 		case 'S': o.detail = PS_DETAIL_SUMS; break;
 		case 'A': o.detail = PS_DETAIL_VMAS; break;
@@ -375,8 +335,8 @@ int ps_cmd_extract(int argc, char **argv)
 		case 'h': extract_usage(stdout); status = 0; goto out;
 		default: extract_usage(stderr); goto out;
 		}
-		if (kind != TI_NONE) {
-			if (o.type_kind != TI_NONE) {
+		if (kind != PS_TYPES_DUMP_BTF) {
+			if (o.type_kind != PS_TYPES_DUMP_BTF) {
 				fprintf(stderr, "%s: give at most one of --vmlinux, --btf, --profile\n", prog);
 				goto out;
 			}

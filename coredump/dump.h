@@ -41,6 +41,15 @@ int64_t ps_kdump_header_time(int fd, bool big_endian, unsigned ptr_size);
 struct ps_walker;
 int ps_dump_open_walker(const char *prog, const char *path, struct ps_dump **d, struct ps_walker **w);
 
+/* dump_open.c: where a command's type information comes from (extract's --profile,
+ * --vmlinux, --btf, or by default the kernel's own BTF found in the dump through kallsyms). */
+enum ps_type_source { PS_TYPES_DUMP_BTF, PS_TYPES_VMLINUX, PS_TYPES_BTF, PS_TYPES_PROFILE };
+/* Fill KI from SOURCE (FILE for all but the dump's BTF), then SYSTEM_MAP's symbols when not
+ * NULL. 0, or -1 with *err. */
+struct ps_kinfo;
+int ps_dump_type_info(struct ps_walker *w, enum ps_type_source source, const char *file,
+		      const char *system_map, struct ps_kinfo *ki, char **err);
+
 /* Why the last read_phys returned PS_READ_ERROR ("physical address 0x...: " and
  * libkdumpfile's text, or the ELF reader's), "" if none did. For diagnostics. */
 const char *ps_dump_last_error(const struct ps_dump *d);

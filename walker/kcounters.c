@@ -393,6 +393,14 @@ static void read_hugetlb(struct kc *k, struct hugetlb *h)
 		h->have = false;
 }
 
+/* The kernel's arithmetic on its counters: long wraps (it is built with
+ * -fno-strict-overflow), so a corrupt counter gives what its meminfo would have printed
+ * rather than undefined behaviour here (fuzz_dump_walk: totalram_pages near 2^62 times
+ * sysctl_overcommit_ratio). */
+static int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static int64_t wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
 /* fs/proc/meminfo.c's meminfo_proc_show(), field by field, in its order. */
 static void write_meminfo(struct kc *k)
 {
@@ -416,12 +424,12 @@ static void write_meminfo(struct kc *k)
 	    vm(k, "nr_slab_reclaimable", &srecl)) {
 		vm(k, "nr_kernel_misc_reclaimable", &misc);
 		int64_t low = (int64_t)k->wmark_low;
-		int64_t avail = freep - reserve;
-		int64_t pagecache = afile + ifile;
-		pagecache -= pagecache / 2 < low ? pagecache / 2 : low;
-		avail += pagecache;
-		int64_t recl = srecl + misc;
-		avail += recl - (recl / 2 < low ? recl / 2 : low);
+		int64_t avail = wsub(freep, reserve);
+		int64_t pagecache = wadd(afile, ifile);
+		pagecache = wsub(pagecache, pagecache / 2 < low ? pagecache / 2 : low);
+		avail = wadd(avail, pagecache);
+		int64_t recl = wadd(srecl, misc);
+		avail = wadd(avail, wsub(recl, recl / 2 < low ? recl / 2 : low));
 		PUT_KB("MemAvailable", avail < 0 ? 0 : avail);
 	}
 	uint64_t buffers = 0;
@@ -431,16 +439,16 @@ static void write_meminfo(struct kc *k)
 	int64_t file = 0, swapcached = 0;
 	bool have_swapcached = vm(k, "nr_swapcached", &swapcached) || swapcache_pages(k, &swapcached);
 	if (have_buffers && have_swapcached && vm(k, "nr_file_pages", &file)) {
-		int64_t cached = file - swapcached - (int64_t)buffers;
+		int64_t cached = wsub(wsub(file, swapcached), (int64_t)buffers);
 		PUT_KB("Cached", cached < 0 ? 0 : cached);
 	}
 	if (have_swapcached)
 		PUT_KB("SwapCached", swapcached);
 	int64_t aa = 0, ia = 0;
 	if (vm(k, "nr_active_anon", &aa) && vm(k, "nr_active_file", &afile))
-		PUT_KB("Active", aa + afile);
+		PUT_KB("Active", wadd(aa, afile));
 	if (vm(k, "nr_inactive_anon", &ia) && vm(k, "nr_inactive_file", &ifile))
-		PUT_KB("Inactive", ia + ifile);
+		PUT_KB("Inactive", wadd(ia, ifile));
 	if (vm(k, "nr_active_anon", &v))
 		PUT_KB("Active(anon)", v);
 	if (vm(k, "nr_inactive_anon", &v))
@@ -479,9 +487,9 @@ static void write_meminfo(struct kc *k)
 	if (vm(k, "nr_slab_reclaimable", &srecl)) {
 		misc = 0;
 		vm(k, "nr_kernel_misc_reclaimable", &misc);
-		PUT_KB("KReclaimable", srecl + misc);
+		PUT_KB("KReclaimable", wadd(srecl, misc));
 		if (vm(k, "nr_slab_unreclaimable", &sunrecl)) {
-			PUT_KB("Slab", srecl + sunrecl);
+			PUT_KB("Slab", wadd(srecl, sunrecl));
 			PUT_KB("SReclaimable", srecl);
 			PUT_KB("SUnreclaim", sunrecl);
 		}
@@ -508,9 +516,10 @@ static void write_meminfo(struct kc *k)
 	int64_t kbytes = 0, ratio = 0;
 	if (totalram >= 0 && swap_total >= 0 && sym_int(w, PS_KI_SYSCTL_OVERCOMMIT_RATIO, &ratio) &&
 	    (!ps_core_sym(&w->c, PS_KI_SYSCTL_OVERCOMMIT_KBYTES) || sym_long(w, PS_KI_SYSCTL_OVERCOMMIT_KBYTES, &kbytes))) {
-		int64_t allowed = kbytes ? kbytes / (int64_t)kb
-				 : ((totalram - (int64_t)h.all_pages) * ratio / 100);
-		PUT_KB("CommitLimit", allowed + swap_total);
+		/* vm_commit_limit(): unsigned long throughout. */
+		uint64_t allowed = kbytes ? (uint64_t)kbytes / kb
+				  : ((uint64_t)totalram - h.all_pages) * (uint64_t)ratio / 100;
+		PUT_KB("CommitLimit", allowed + (uint64_t)swap_total);
 	}
 	/* percpu_counter_read_positive(&vm_committed_as) */
 	uint64_t cas = ps_core_sym(&w->c, PS_KI_VM_COMMITTED_AS);
@@ -532,15 +541,15 @@ static void write_meminfo(struct kc *k)
 		PUT_KB("HardwareCorrupted", v < 0 ? 0 : v);
 	if (k->hpage_pmd_nr) {
 		if (vm(k, "nr_anon_transparent_hugepages", &v))
-			PUT_KB("AnonHugePages", v * (int64_t)k->hpage_pmd_nr);
+			PUT_KB("AnonHugePages", wmul(v, (int64_t)k->hpage_pmd_nr));
 		if (vm(k, "nr_shmem_hugepages", &v))
-			PUT_KB("ShmemHugePages", v * (int64_t)k->hpage_pmd_nr);
+			PUT_KB("ShmemHugePages", wmul(v, (int64_t)k->hpage_pmd_nr));
 		if (vm(k, "nr_shmem_pmdmapped", &v))
-			PUT_KB("ShmemPmdMapped", v * (int64_t)k->hpage_pmd_nr);
+			PUT_KB("ShmemPmdMapped", wmul(v, (int64_t)k->hpage_pmd_nr));
 		if (vm(k, "nr_file_hugepages", &v))
-			PUT_KB("FileHugePages", v * (int64_t)k->hpage_pmd_nr);
+			PUT_KB("FileHugePages", wmul(v, (int64_t)k->hpage_pmd_nr));
 		if (vm(k, "nr_file_pmdmapped", &v))
-			PUT_KB("FilePmdMapped", v * (int64_t)k->hpage_pmd_nr);
+			PUT_KB("FilePmdMapped", wmul(v, (int64_t)k->hpage_pmd_nr));
 	}
 	if (ps_core_sym(&w->c, PS_KI_CMA_AREAS) && sym_long(w, PS_KI_TOTALCMA_PAGES, &v)) {
 		PUT_KB("CmaTotal", v);

@@ -110,6 +110,9 @@ int mm_pages_init(struct ps_walker *w, const char **why);
  * for architectures without vmemmap; 0 if unknown. */
 uint64_t mm_memmap_page_addr(struct ps_walker *w, uint64_t pfn);
 void mm_pages_free(struct ps_walker *w);
+/* Forget what the struct page cache learned (windows, memory-map and zero-page facts): the
+ * next mm_pages_init finds them again, reusing the window buffers (mm_forget_memory). */
+void mm_pages_forget(struct ps_walker *w);
 
 /* One frame as the pass over all of RAM sees it (frames.c), from its struct page and its
  * folio's head. */
@@ -171,6 +174,14 @@ struct ps_walker {
 	uint64_t special_vmops;
 	bool special_vmops_tried;
 };
+
+/* Drop what runs learned from the dump's memory and keep for the next one (struct page
+ * windows and the memory-map facts read with them, file paths, kernel-address translations),
+ * so that the next run reads it all again; the set-up's facts (architecture, symbols,
+ * kallsyms, init_task) stay. For a walker whose memory changes between runs: the dump-walk
+ * fuzzer patches it (fuzz/fuzz_dump_walk.c). A cache added to the walker is dropped here
+ * (and freed by ps_walker_close). */
+void mm_forget_memory(struct ps_walker *w);
 
 /* A warn record (printf-style reason) and the run becomes partial. mm: id or PS_UNKNOWN;
  * at: address or PS_UNKNOWN. After a few thousand, further warns are counted only. */

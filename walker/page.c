@@ -94,6 +94,7 @@ struct mm_page_cache {
 	uint64_t any_mapped_head; /* head PFN + 1 of the folio any_mapped is about, 0: none */
 	bool any_mapped;
 	bool trace_windows;       /* the frame pass: "page PA LEN" trace lines per window read */
+	bool forgotten;           /* mm_pages_forget: only the window buffers are kept */
 };
 
 /* ---- setup ------------------------------------------------------------------------------ */
@@ -163,22 +164,26 @@ static void build_kpf_copy(struct mm_page_cache *pc)
 int mm_pages_init(struct ps_walker *w, const char **why)
 {
 	*why = NULL;
-	if (w->pages)
+	struct mm_page_cache *pc = w->pages;
+	if (pc && !pc->forgotten)
 		return 0;
-	struct mm_page_cache *pc = calloc(1, sizeof *pc);
-	if (!pc)
-		return -1;
-	pc->psize = (size_t)mm_size(w, PS_KI_PAGE);
-	if (pc->psize > sizeof pc->single)
-		pc->psize = sizeof pc->single; /* check_layout bounds the members used */
-	pc->tag = calloc(CACHE_SLOTS, sizeof *pc->tag);
-	pc->ok = calloc(CACHE_SLOTS, 1);
-	pc->data = malloc((size_t)CACHE_SLOTS * WIN_PAGES * pc->psize);
-	if (!pc->tag || !pc->ok || !pc->data) {
-		free(pc->tag), free(pc->ok), free(pc->data), free(pc);
-		return -1;
+	if (pc) {
+		pc->forgotten = false; /* the same type information: the same window size */
+	} else {
+		if (!(pc = calloc(1, sizeof *pc)))
+			return -1;
+		pc->psize = (size_t)mm_size(w, PS_KI_PAGE);
+		if (pc->psize > sizeof pc->single)
+			pc->psize = sizeof pc->single; /* check_layout bounds the members used */
+		pc->tag = calloc(CACHE_SLOTS, sizeof *pc->tag);
+		pc->ok = calloc(CACHE_SLOTS, 1);
+		pc->data = malloc((size_t)CACHE_SLOTS * WIN_PAGES * pc->psize);
+		if (!pc->tag || !pc->ok || !pc->data) {
+			free(pc->tag), free(pc->ok), free(pc->data), free(pc);
+			return -1;
+		}
+		w->pages = pc;
 	}
-	w->pages = pc;
 	pc->o_flags = mm_off(w, PS_KI_PAGE_FLAGS);
 	pc->flags_size = w->c.ki.member[PS_KI_PAGE_FLAGS].size == 4 ? 4 : 8;
 	pc->o_ref = mm_off(w, PS_KI_PAGE_REFCOUNT);
@@ -276,6 +281,22 @@ int mm_pages_init(struct ps_walker *w, const char **why)
 	pc->swp_hwpoison = pc->pg_hwpoison >= 0 ? 1 : 0;
 	pc->swp_max = 32 - 1 - marker - pc->swp_device - pc->swp_migration - pc->swp_hwpoison;
 	return 0;
+}
+
+void mm_pages_forget(struct ps_walker *w)
+{
+	struct mm_page_cache *pc = w->pages;
+	if (!pc)
+		return;
+	uint64_t *tag = pc->tag;
+	uint8_t *ok = pc->ok, *data = pc->data;
+	size_t psize = pc->psize;
+	free(pc->pe_tag), free(pc->pe_data);
+	memset(pc, 0, sizeof *pc);
+	memset(tag, 0, CACHE_SLOTS * sizeof *tag);
+	memset(ok, 0, CACHE_SLOTS);
+	pc->tag = tag, pc->ok = ok, pc->data = data, pc->psize = psize;
+	pc->forgotten = true;
 }
 
 void mm_pages_free(struct ps_walker *w)

@@ -171,6 +171,13 @@ struct ps_walker *ps_walker_open(const struct ps_target *t, char **err)
 	return w;
 }
 
+void mm_forget_memory(struct ps_walker *w)
+{
+	mm_pages_forget(w);
+	mm_path_cache_free(w);
+	memset(w->c.kvtop_cache, 0, sizeof w->c.kvtop_cache);
+}
+
 void ps_walker_close(struct ps_walker *w)
 {
 	if (!w)

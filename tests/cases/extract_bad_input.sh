@@ -516,6 +516,16 @@ PY
 		bad "dot-key: cannot make the copy of $src"
 	fi
 done
+# 14. A kernel counter that makes meminfo's arithmetic overflow (fuzz/fuzz_dump_walk.c found
+#     it: 19 bytes 0xd9 at physical 0xc75776d, under the counters vm_commit_limit() reads,
+#     gave UBSan's signed overflow in (totalram - hugetlb) * overcommit_ratio). The kernel's
+#     long arithmetic wraps; so does pagesleuth's now: exit 0 or 1, no sanitizer report.
+if patch 0xc75776d d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9; then
+	expect counter-overflow 01 "" -- "$work" --no-frames
+	grep -q "name=CommitLimit" "$T/counter-overflow.rec" 2>/dev/null ||
+		bad "counter-overflow: no CommitLimit counter written"
+	unpatch
+fi
 # 11. An empty snapshot (a pid the dump does not have) through every analysis, under ASan and
 #    UBSan (issue 20: qsort(NULL, 0, ...) aborted `report`): exit 1 (partial), no report.
 if "$BIN" extract "$X86D1" -p 99999 -o "$T/empty.rec" 2>/dev/null; [ $? -eq 1 ]; then
