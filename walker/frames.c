@@ -23,6 +23,11 @@
 #include "mm_internal.h"
 
 #define FR_MAX_ORDER 20     /* a free block larger than 4 GiB of 4K pages is corrupt */
+/* Without the dump's own extent, a memory map that cannot be read for this many frames in a
+ * row (256 MiB of 4K frames) has ended, or its bounds were corrupt (a FLATMEM span of 2^30
+ * frames was seen in fuzzing, each window failing a page-table walk: minutes): the pass
+ * stops there. With the extent, the frames are bounded by what the dump holds. */
+#define FR_UNREADABLE_STOP (UINT64_C(1) << 16)
 #define FR_MAX_OWNERS (1u << 20) /* distinct owners named (caches, files); more are "-" */
 
 struct frun {
@@ -440,7 +445,7 @@ void mm_write_frames(struct ps_walker *w)
 	cma_collect(&f);
 	vmalloc_collect(&f);
 	mm_trace_page_windows(w, true);
-	uint64_t said = UINT64_MAX;
+	uint64_t said = UINT64_MAX, unreadable_run = 0, stopped_at = 0;
 	for (uint64_t pfn = 0; pfn < max_pfn && !w->write_failed;) {
 		if (pfn >> 16 != said) {
 			said = pfn >> 16;
@@ -454,6 +459,7 @@ void mm_write_frames(struct ps_walker *w)
 		struct mm_frame fr;
 		int rc = mm_frame_facts(w, pfn, &fr);
 		if (rc == -2) {
+			unreadable_run = 0;
 			note(&f.bad_heads, &f.first_bad_head, pfn);
 			add(&f, pfn, 1, PS_FC_UNKNOWN, PS_UNKNOWN);
 			pfn++;
@@ -469,8 +475,14 @@ void mm_write_frames(struct ps_walker *w)
 				note(&f.unreadable, &f.first_unreadable, pfn + i);
 			add(&f, pfn, n, PS_FC_UNKNOWN, PS_UNKNOWN);
 			pfn += n;
+			unreadable_run += n;
+			if (!w->c.t.max_pfn && unreadable_run >= FR_UNREADABLE_STOP && pfn < max_pfn) {
+				stopped_at = pfn;
+				break;
+			}
 			continue;
 		}
+		unreadable_run = 0;
 		if (fr.buddy) {
 			uint64_t n = 1;
 			if (fr.buddy_order <= max_order)
@@ -493,6 +505,10 @@ void mm_write_frames(struct ps_walker *w)
 	if (f.unreadable)
 		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "frames: %" PRIu64 " struct pages unreadable (first PFN %" PRIx64
 			"): written as unknown", f.unreadable, f.first_unreadable);
+	if (stopped_at)
+		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "frames: no struct page readable for %" PRIu64 " frames "
+			"before PFN %" PRIx64 ", and the dump does not say where RAM ends: the pass stops "
+			"there (the memory map claims %" PRIx64 " frames)", unreadable_run, stopped_at, max_pfn);
 	if (f.bad_heads)
 		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "frames: %" PRIu64 " tail pages whose compound_head points "
 			"nowhere (first PFN %" PRIx64 "): written as unknown", f.bad_heads, f.first_bad_head);
