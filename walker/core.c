@@ -275,7 +275,7 @@ static const bool symbol_required[PS_KI_NSYMBOLS] = {
 #undef SYMREQ
 };
 
-static bool symbol_by_name_before_kallsyms(struct ps_core *c, const char *name, uint64_t *addr);
+static bool symbol_needs_kallsyms(struct ps_core *c, const char *name, uint64_t *addr);
 static bool load_kallsyms(struct ps_core *c);
 
 int ps_core_set_kinfo(struct ps_core *c, const struct ps_kinfo *ki)
@@ -288,7 +288,7 @@ int ps_core_set_kinfo(struct ps_core *c, const struct ps_kinfo *ki)
 	bool in_kallsyms[PS_KI_NSYMBOLS];
 	size_t nwanted = 0;
 	for (int i = 0; i < PS_KI_NSYMBOLS; i++)
-		from_kallsyms[i] = symbol_by_name_before_kallsyms(c, symbol_names[i], &kallsyms_addr[i])
+		from_kallsyms[i] = symbol_needs_kallsyms(c, symbol_names[i], &kallsyms_addr[i])
 					   ? symbol_names[i] : NULL;
 	for (int i = 0; i < PS_KI_NSYMBOLS; i++)
 		nwanted += from_kallsyms[i] != NULL;
@@ -344,7 +344,7 @@ int ps_core_set_kinfo(struct ps_core *c, const struct ps_kinfo *ki)
 
 /* NAME from VMCOREINFO, else from the type information's link-time addresses: false when
  * found (in *ADDR), true when only kallsyms can say. */
-static bool symbol_by_name_before_kallsyms(struct ps_core *c, const char *name, uint64_t *addr)
+static bool symbol_needs_kallsyms(struct ps_core *c, const char *name, uint64_t *addr)
 {
 	char key[160];
 	uint64_t v;
@@ -382,7 +382,7 @@ static bool load_kallsyms(struct ps_core *c)
 
 int ps_core_symbol_by_name(struct ps_core *c, const char *name, uint64_t *addr)
 {
-	if (!symbol_by_name_before_kallsyms(c, name, addr))
+	if (!symbol_needs_kallsyms(c, name, addr))
 		return 0;
 	if (load_kallsyms(c) && ps_kallsyms_lookup(c, name, addr) == 0)
 		return 0;
