@@ -157,16 +157,15 @@ static const unsigned char *cached(struct ps_kdump_pages *k, uint64_t idx)
 
 static const char desc_past_end[] = "past the end of the file";
 
-/* Page IDX's descriptor, checked, and its data into k->packed: NULL, or why not (with the
- * descriptor's number DI, its file offset AT, SIZE, OFF and FLAGS for the message). */
-static const char *fetch_packed(struct ps_kdump_pages *k, uint64_t idx, uint64_t *di, uint64_t *at,
+/* Descriptor DI, checked, and its data into k->packed: NULL, or why not (with the
+ * descriptor's file offset AT, SIZE, OFF and FLAGS for the message). */
+static const char *fetch_packed(struct ps_kdump_pages *k, uint64_t di, uint64_t *at,
 				uint64_t *size, uint64_t *off, uint64_t *flags)
 {
-	*di = desc_index(k, idx);
-	*at = k->l.desc_off + *di * DESC_SIZE;
+	*at = k->l.desc_off + di * DESC_SIZE;
 	*size = *off = *flags = 0;
 	unsigned char desc[DESC_SIZE];
-	if (*di > (UINT64_MAX - k->l.desc_off) / DESC_SIZE || *at > k->l.file_size ||
+	if (di > (UINT64_MAX - k->l.desc_off) / DESC_SIZE || *at > k->l.file_size ||
 	    DESC_SIZE > k->l.file_size - *at || !fetch(k, *at, desc, DESC_SIZE))
 		return desc_past_end;
 	*off = load(desc, 8, k->l.big_endian);
@@ -176,6 +175,20 @@ static const char *fetch_packed(struct ps_kdump_pages *k, uint64_t idx, uint64_t
 	if (!why && !(*flags & (FLAG_LZO | FLAG_SNAPPY)) && !fetch(k, *off, k->packed, (size_t)*size))
 		why = "its data cannot be read";
 	return why;
+}
+
+/* k->packed, SIZE bytes compressed with zlib or zstd (FLAGS), into PAGE: NULL, or why not. */
+static const char *unpack(struct ps_kdump_pages *k, uint64_t size, uint64_t flags, unsigned char *page)
+{
+	uint32_t bs = k->l.block_size;
+	if (flags & FLAG_ZLIB) {
+		size_t out = 0;
+		return libdeflate_zlib_decompress(k->inflater, k->packed, (size_t)size, page, bs, &out) ==
+				       LIBDEFLATE_SUCCESS && out == bs
+			       ? NULL : "zlib data does not inflate to a page";
+	}
+	size_t out = ZSTD_decompressDCtx(k->zstd, page, bs, k->packed, (size_t)size);
+	return !ZSTD_isError(out) && out == bs ? NULL : "zstd data does not decompress to a page";
 }
 
 static void describe(char *err, size_t errlen, uint64_t di, uint64_t at, uint64_t size,
@@ -202,8 +215,8 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 	}
 	uint64_t set = idx & (k->nslots / 2 - 1), slot = 2 * set + k->lru[set];
 	unsigned char *page = k->slots + slot * bs;
-	uint64_t di, at, size, off, flags;
-	const char *why = fetch_packed(k, idx, &di, &at, &size, &off, &flags);
+	uint64_t di = desc_index(k, idx), at, size, off, flags;
+	const char *why = fetch_packed(k, di, &at, &size, &off, &flags);
 	if (!why && (flags & (FLAG_LZO | FLAG_SNAPPY)))
 		return KP_FOREIGN;
 	if (!why && !(flags & (FLAG_ZLIB | FLAG_ZSTD))) {
@@ -212,18 +225,7 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 	}
 	if (!why) {
 		k->tag[slot] = 0;
-		bool ok;
-		if (flags & FLAG_ZLIB) {
-			size_t out = 0;
-			ok = libdeflate_zlib_decompress(k->inflater, k->packed, (size_t)size, page, bs,
-							&out) == LIBDEFLATE_SUCCESS && out == bs;
-		} else {
-			size_t out = ZSTD_decompressDCtx(k->zstd, page, bs, k->packed, (size_t)size);
-			ok = !ZSTD_isError(out) && out == bs;
-		}
-		if (!ok)
-			why = flags & FLAG_ZLIB ? "zlib data does not inflate to a page"
-						: "zstd data does not decompress to a page";
+		why = unpack(k, size, flags, page);
 	}
 	if (why) {
 		describe(err, errlen, di, at, size, off, flags, why);
@@ -244,32 +246,18 @@ static bool read_run(struct ps_kdump_pages *k, uint64_t first_desc, uint64_t n, 
 {
 	uint32_t bs = k->l.block_size;
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t at = k->l.desc_off + (first_desc + i) * DESC_SIZE;
-		unsigned char desc[DESC_SIZE];
-		if (first_desc + i > (UINT64_MAX - k->l.desc_off) / DESC_SIZE || at > k->l.file_size ||
-		    DESC_SIZE > k->l.file_size - at || !fetch(k, at, desc, DESC_SIZE))
-			return false;
-		uint64_t off = load(desc, 8, k->l.big_endian);
-		uint64_t size = load(desc + 8, 4, k->l.big_endian);
-		uint64_t flags = load(desc + 12, 4, k->l.big_endian);
+		uint64_t at, size, off, flags;
 		unsigned char *page = out + i * bs;
-		if (ps_kdump_desc_problem(off, size, flags, bs, k->l.file_size) ||
-		    (flags & (FLAG_LZO | FLAG_SNAPPY)) || !fetch(k, off, k->packed, (size_t)size))
+		if (fetch_packed(k, first_desc + i, &at, &size, &off, &flags) ||
+		    (flags & (FLAG_LZO | FLAG_SNAPPY)))
 			return false;
-		if (flags & FLAG_ZLIB) {
-			size_t got = 0;
-			if (libdeflate_zlib_decompress(k->inflater, k->packed, (size_t)size, page, bs, &got) !=
-				    LIBDEFLATE_SUCCESS || got != bs)
-				return false;
-			++*decompressed;
-		} else if (flags & FLAG_ZSTD) {
-			size_t got = ZSTD_decompressDCtx(k->zstd, page, bs, k->packed, (size_t)size);
-			if (ZSTD_isError(got) || got != bs)
-				return false;
-			++*decompressed;
-		} else {
+		if (!(flags & (FLAG_ZLIB | FLAG_ZSTD))) {
 			memcpy(page, k->packed, bs);
+			continue;
 		}
+		if (unpack(k, size, flags, page))
+			return false;
+		++*decompressed;
 	}
 	return true;
 }
@@ -293,8 +281,8 @@ enum ps_kdump_page_status ps_kdump_pages_peek(struct ps_kdump_pages *k, uint64_t
 		memcpy(buf, hit, len);
 		return KP_OK;
 	}
-	uint64_t di, at, size, off, flags;
-	const char *why = fetch_packed(k, idx, &di, &at, &size, &off, &flags);
+	uint64_t di = desc_index(k, idx), at, size, off, flags;
+	const char *why = fetch_packed(k, di, &at, &size, &off, &flags);
 	if (!why && !(flags & FLAG_ZLIB)) /* zstd decodes a page-sized block whole anyway */
 		return ps_kdump_pages_read(k, idx, 0, buf, len, err, errlen);
 	if (!why && !k->prefix_inflater_ready) {
