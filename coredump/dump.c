@@ -1104,14 +1104,20 @@ static enum ps_read_status read_kdump_pages(struct ps_dump *d, uint64_t paddr, u
 
 static enum ps_read_status read_phys(struct ps_dump *d, uint64_t paddr, void *buf, size_t len);
 
+/* ST, after counting it when it is an error (the first one's text kept from last_error),
+ * for ps_dump_read_errors. */
+static enum ps_read_status counted(struct ps_dump *d, enum ps_read_status st)
+{
+	if (st == PS_READ_ERROR && d->read_errors++ == 0)
+		memcpy(d->first_error, d->last_error, sizeof d->first_error);
+	return st;
+}
+
 /* Every read: the errors are counted and the first kept, for ps_dump_read_errors. */
 static enum ps_read_status dump_read_phys(void *ctx, uint64_t paddr, void *buf, size_t len)
 {
 	struct ps_dump *d = ctx;
-	enum ps_read_status st = read_phys(d, paddr, buf, len);
-	if (st == PS_READ_ERROR && d->read_errors++ == 0)
-		memcpy(d->first_error, d->last_error, sizeof d->first_error);
-	return st;
+	return counted(d, read_phys(d, paddr, buf, len));
 }
 
 static enum ps_read_status read_phys(struct ps_dump *d, uint64_t paddr, void *buf, size_t len)
@@ -1242,9 +1248,7 @@ static enum ps_read_status peek_phys(struct ps_dump *d, uint64_t pa, void *buf, 
 		break;
 	}
 	snprintf(d->last_error, sizeof d->last_error, "physical address 0x%" PRIx64 ": %s", pa, why);
-	if (d->read_errors++ == 0)
-		memcpy(d->first_error, d->last_error, sizeof d->first_error);
-	return PS_READ_ERROR;
+	return counted(d, PS_READ_ERROR);
 }
 
 /* QEMU dumps of guests without a fw_cfg VMCOREINFO device (pseries, ppce500, armhf virt)
