@@ -526,6 +526,29 @@ if patch 0xc75776d d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9; then
 		bad "counter-overflow: no CommitLimit counter written"
 	unpatch
 fi
+# 15. A kdump sub header (version 6) whose max_mapnr_64 claims more frames than its page
+#     bitmaps hold (fuzz/fuzz_dump_header.c found it on the ppc32 kdump: 15 bytes at 0x101a,
+#     inside the 32-bit sub header, made libkdumpfile read it with the other layout, whose
+#     max_mapnr_64 was 5.4 G frames: 9 s and 1.4 GB before its exit 2). Refused with one line
+#     before libkdumpfile sizes anything by it: the fuzzer's recipe on the ppc32 kdump, and
+#     2^32 frames in the x86_64 kdump-d31's 64-bit sub header.
+P32K=$(fx_dump ppc32-e500-64pte qemu-kdump-zlib.kdump) || P32K=
+for recipe in "${P32K:+$P32K:4122:0000003010100a3100000002d44357}" "${X86D31:+$X86D31:4192:0000000001000000}"; do
+	[ -n "$recipe" ] || { bad "max-mapnr64: a fixture kdump is not available"; continue; }
+	src=${recipe%%:*} rest=${recipe#*:}
+	out=$T/mapnr64.kdump name=max-mapnr64-${src##*/}
+	name=${name%.kdump}
+	cp "$src" "$out" &&
+		python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(int(sys.argv[2])); f.write(bytes.fromhex(sys.argv[3]))' \
+			"$out" "${rest%%:*}" "${rest#*:}" || { bad "$name: cannot make the copy"; continue; }
+	t0=$(date +%s%N)
+	expect "$name" 2 "${out##*/}" -- "$out"
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	grep -q "max_mapnr_64 is larger than its page bitmaps can hold" "$T/$name.err" ||
+		bad "$name: $(head -1 "$T/$name.err")"
+	[ "$ms" -lt 5000 ] || bad "$name: took $ms ms to refuse"
+	rm -f "$out"
+done
 # 11. An empty snapshot (a pid the dump does not have) through every analysis, under ASan and
 #    UBSan (issue 20: qsort(NULL, 0, ...) aborted `report`): exit 1 (partial), no report.
 if "$BIN" extract "$X86D1" -p 99999 -o "$T/empty.rec" 2>/dev/null; [ $? -eq 1 ]; then
