@@ -193,7 +193,10 @@ int atomic_open(struct atomic_file *af, const char *path, char **err)
 		free(af->tmp_path), free(af->path);
 		return -1;
 	}
-	setvbuf(af->fp, NULL, _IOFBF, OUT_BUF_SIZE);
+	/* The buffer is given: without one, glibc keeps its 4 KiB (a write(2) per 4 KiB of
+	 * records, 3,370 for the bench kdump's 13.8 MB). */
+	if ((af->buf = malloc(OUT_BUF_SIZE)))
+		setvbuf(af->fp, af->buf, _IOFBF, OUT_BUF_SIZE);
 	af->raw = af->fp;
 	if (ps_out_compression(path)) {
 		FILE *z = ps_out_compress(af->raw, path, err);
@@ -243,7 +246,7 @@ int atomic_close(struct atomic_file *af, bool commit, char **err)
 	}
 	if (af->tmp_path)
 		track_tmp(af->tmp_path, false); /* renamed or removed: no longer the handler's */
-	free(af->tmp_path), free(af->path);
+	free(af->tmp_path), free(af->path), free(af->buf);
 	memset(af, 0, sizeof *af);
 	return rc;
 }

@@ -12,6 +12,7 @@ struct atomic_file {
 	FILE *fp;   /* what the caller writes: RAW, or a stream compressing into it */
 	FILE *raw;  /* the file; compressed when PATH ends in .zst or .gz (compress_out.h) */
 	char *path, *tmp_path; /* tmp_path NULL: writing PATH itself (not a regular file) */
+	char *buf;  /* RAW's buffer (glibc ignores setvbuf's size without one: 4 KiB writes) */
 };
 
 /* The files this run reads: every output is checked against them (the same device and

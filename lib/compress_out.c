@@ -17,6 +17,7 @@ struct zout {
 	ZSTD_CCtx *zstd;
 	z_stream z;
 	unsigned char buf[CHUNK];
+	char in[CHUNK]; /* the stream's own buffer: glibc ignores setvbuf's size without one */
 };
 
 static bool put(struct zout *o, size_t n)
@@ -109,6 +110,6 @@ FILE *ps_out_compress(FILE *raw, const char *path, char **err)
 			*err = NULL;
 		return NULL;
 	}
-	setvbuf(fp, NULL, _IOFBF, CHUNK);
+	setvbuf(fp, o->in, _IOFBF, CHUNK);
 	return fp;
 }

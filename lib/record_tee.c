@@ -2,6 +2,7 @@
 #include "record_tee.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -84,12 +85,20 @@ static ssize_t tee_write(void *cookie, const char *buf, size_t size)
 
 static int tee_close(void *cookie)
 {
-	(void)cookie;
+	struct ps_record_tee *t = cookie;
+	free(t->iobuf); /* fclose has flushed it and no longer looks at it */
+	t->iobuf = NULL;
 	return 0;
 }
 
 FILE *ps_record_tee_open(struct ps_record_tee *t)
 {
 	cookie_io_functions_t io = { .write = tee_write, .close = tee_close };
-	return fopencookie(t, "w", io);
+	FILE *fp = fopencookie(t, "w", io);
+	/* 1 MiB through tee_write at a time, not 4 KiB (glibc's own buffer): the buffer is
+	 * given, since glibc ignores setvbuf's size without one. */
+	enum { TEE_BUF = 1 << 20 };
+	if (fp && (t->iobuf = malloc(TEE_BUF)))
+		setvbuf(fp, t->iobuf, _IOFBF, TEE_BUF);
+	return fp;
 }

@@ -18,6 +18,7 @@ struct ps_record_tee {
 	uint64_t runs, warns;                       /* counted so far */
 	char line[1024];                            /* private: the current line's start */
 	size_t len;
+	char *iobuf;                                /* private: the stream's buffer */
 };
 
 /* A write-only stream passing everything to T->out (set T->out, warn, arg first; the rest
