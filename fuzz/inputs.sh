@@ -7,7 +7,8 @@
 #   sysmap   System.map files              (fuzz/fuzz_typeinfo.c, added to a fixture's profile)
 #   btf      BTF: patches over a real kernel's BTF (fuzz/corpus/btf/README, fuzz/fuzz_typeinfo.c)
 #   dump-headers  patches over the first MiB of real fixture dumps (the ppc32 kdump and ELF,
-#            the x86_64 kdump -d 31: headers, notes, bitmaps, descriptors; fuzz_dump_header.c)
+#            the x86_64 kdump -d 31 and QEMU ELF: headers, notes, bitmaps, descriptors;
+#            fuzz_dump_header.c)
 #   dump-walk  the walk over real fixture dumps (x86_64 kdump -d 31 and arm64 ELF with their
 #            BTF, ppc32 e500 ELF with its profile), patches over the bytes a clean walk
 #            read: task_structs, mms, maple nodes, VMAs, page tables, struct pages, the
@@ -65,7 +66,9 @@ if [ "$kind" = btf ]; then
 elif [ "$kind" = dump-headers ]; then
 	. tests/cases/lib/fixtures.sh
 	dumps=
-	for fd in ppc32-e500-64pte:qemu-kdump-zlib.kdump x86_64:kdump-d31.kdump ppc32-e500-64pte:qemu.elf; do
+	# The x86_64 ELF is the one libkdumpfile reads (its program headers and notes); QEMU's
+	# ppc32 ELF is read by pagesleuth's own ELF reader.
+	for fd in ppc32-e500-64pte:qemu-kdump-zlib.kdump x86_64:kdump-d31.kdump ppc32-e500-64pte:qemu.elf x86_64:qemu.elf; do
 		d=$(fx_dump "${fd%%:*}" "${fd#*:}") || { echo "fuzz/inputs.sh: fixture dump $fd not available" >&2; exit 1; }
 		dumps=$dumps${dumps:+:}$d
 	done
@@ -79,7 +82,7 @@ elif [ "$kind" = dump-headers ]; then
 	# Seeds: each dump as it is.
 	seeds=$work/seeds
 	mkdir "$seeds"
-	for i in 0 1 2; do printf "\\$(printf %o "$i")" >"$seeds/$i"; done
+	for i in 0 1 2 3; do printf "\\$(printf %o "$i")" >"$seeds/$i"; done
 elif [ "$kind" = dump-walk ]; then
 	. tests/cases/lib/fixtures.sh
 	dumps=
