@@ -142,8 +142,9 @@ void ps_sum_add_map(struct ps_vma_sum *s, const struct ps_map *m, uint32_t page_
 			s->single += n;
 		else
 			s->shared += n;
-		uint64_t mc = m->mapcount ? m->mapcount : 1;
-		s->pss += n * (((uint64_t)page_size << PS_PSS_SHIFT) / mc);
+		/* Most pages are mapped once: no division for them (it was most of this sum). */
+		uint64_t mc = m->mapcount ? m->mapcount : 1, one = (uint64_t)page_size << PS_PSS_SHIFT;
+		s->pss += n * (mc == 1 ? one : one / mc);
 	}
 	if (ps_map_referenced(m))
 		s->referenced += n;
