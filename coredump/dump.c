@@ -26,6 +26,7 @@
 #include "elf_segments.h"
 #include "errmsg.h"
 #include "kdump_pages.h"
+#include "mapped_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,20 +147,6 @@ static uint64_t load_uint(const unsigned char *p, unsigned size, bool big_endian
 	for (unsigned i = 0; i < size; i++)
 		v |= (uint64_t)p[big_endian ? size - 1 - i : i] << (8 * i);
 	return v;
-}
-
-static int pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-	while (done < len) {
-		ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -1 : 0;
-		done += (size_t)r;
-	}
-	return 1;
 }
 
 /* Read exactly LEN bytes from a stream: 1, 0 at a clean EOF before any byte, -1 on a short
@@ -342,7 +329,7 @@ static bool check_elf_truncation(struct ps_dump *d, const unsigned char *head, s
 	uint64_t past_eof = 0;
 	bool whole = true;
 	for (unsigned i = 0; i < phnum; i++) {
-		if (pread_full(d->fd, ph, need, phoff + (uint64_t)i * phentsize) != 1) {
+		if (ps_pread_full(d->fd, ph, need, phoff + (uint64_t)i * phentsize) != 1) {
 			whole = false;
 			break;
 		}
@@ -444,7 +431,7 @@ static const char *elf_header_broken(int fd, const unsigned char *head, size_t n
 	/* Notes are read whole (libkdumpfile allocates what p_filesz claims). */
 	for (unsigned i = 0; i < phnum && i < ELF_MAX_PHDRS; i++) {
 		unsigned char ph[56];
-		if (pread_full(fd, ph, is64 ? 56 : 32, phoff + (uint64_t)i * phentsize) != 1)
+		if (ps_pread_full(fd, ph, is64 ? 56 : 32, phoff + (uint64_t)i * phentsize) != 1)
 			return "its program header table cannot be read";
 		if (load_uint(ph, 4, be) != 4) /* PT_NOTE */
 			continue;
@@ -463,7 +450,7 @@ static const char *elf_header_broken(int fd, const unsigned char *head, size_t n
 	if (shnum == 0 || shstrndx >= shnum)
 		return NULL;
 	unsigned char sh[64];
-	if (pread_full(fd, sh, need, shoff + (uint64_t)shstrndx * shentsize) != 1)
+	if (ps_pread_full(fd, sh, need, shoff + (uint64_t)shstrndx * shentsize) != 1)
 		return NULL;
 	uint64_t size = is64 ? load_uint(sh + 32, 8, be) : load_uint(sh + 20, 4, be);
 	if (size > file_size && size > ((uint64_t)1 << 30))
@@ -473,7 +460,7 @@ static const char *elf_header_broken(int fd, const unsigned char *head, size_t n
 	 * header says and dies of SIGBUS past the end (found by tests/tools/mutate_dump.py: a
 	 * one-byte change of e_shoff made the program headers read as sections). */
 	for (unsigned i = 0; i < shnum && i < 64; i++) {
-		if (pread_full(fd, sh, need, shoff + (uint64_t)i * shentsize) != 1)
+		if (ps_pread_full(fd, sh, need, shoff + (uint64_t)i * shentsize) != 1)
 			return "its section header table cannot be read";
 		uint64_t type = load_uint(sh + 4, 4, be);
 		uint64_t off = is64 ? load_uint(sh + 24, 8, be) : load_uint(sh + 16, 4, be);
@@ -549,7 +536,7 @@ static const char *kdump_header_broken(int fd, const unsigned char *head, size_t
 			if (version < 3)
 				return NULL;
 			unsigned char sub[112];
-			if (pread_full(fd, sub, sizeof sub, bs) != 1)
+			if (ps_pread_full(fd, sub, sizeof sub, bs) != 1)
 				return "the file ends inside the sub header";
 			/* (offset, size) of VMCOREINFO (version 3), notes and erase info (4+). */
 			static const unsigned lay64[3][2] = { { 32, 40 }, { 48, 56 }, { 64, 72 } };
@@ -617,7 +604,7 @@ static void read_kdump_header(struct ps_dump *d, const unsigned char *head, size
 	if (version < 1)
 		return;
 	unsigned char sub[16];
-	if (pread_full(d->fd, sub, sizeof sub, block_size) != 1)
+	if (ps_pread_full(d->fd, sub, sizeof sub, block_size) != 1)
 		return;
 	int32_t level = (int32_t)load_uint(sub + ps, 4, be); /* after phys_base */
 	if (level >= 0 && level <= 31)
@@ -634,7 +621,7 @@ static bool kdump_ram_bit(struct ps_dump *d, uint64_t idx)
 	if (d->ram_block_off != off) {
 		if (!d->ram_block && !(d->ram_block = malloc(d->kd_block_size)))
 			return false;
-		if (pread_full(d->fd, d->ram_block, d->kd_block_size, d->kd_ram_bitmap_off + off) != 1) {
+		if (ps_pread_full(d->fd, d->ram_block, d->kd_block_size, d->kd_ram_bitmap_off + off) != 1) {
 			d->ram_block_off = UINT64_MAX;
 			return false;
 		}
@@ -694,7 +681,7 @@ static enum desc_state kdump_desc_state(struct ps_dump *d, uint64_t i, uint64_t 
 {
 	uint64_t at = d->kd_desc_off + i * 24;
 	unsigned char desc[24];
-	if (at + 24 > file_size || pread_full(d->fd, desc, sizeof desc, at) != 1)
+	if (at + 24 > file_size || ps_pread_full(d->fd, desc, sizeof desc, at) != 1)
 		return DESC_CUT;
 	uint64_t off = load_uint(desc, 8, d->target.big_endian);
 	uint64_t size = load_uint(desc + 8, 4, d->target.big_endian);
@@ -823,7 +810,7 @@ static bool scan_desc_run(void *arg, uint64_t first, uint64_t end)
 			uint64_t n = (q->file_size - at) / 24;
 			if (n > CHUNK)
 				n = CHUNK;
-			if (n == 0 || pread_full(d->fd, q->buf, (size_t)n * 24, at) != 1)
+			if (n == 0 || ps_pread_full(d->fd, q->buf, (size_t)n * 24, at) != 1)
 				return true;
 			q->buf_first = q->index, q->buf_n = n;
 		}

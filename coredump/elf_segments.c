@@ -45,22 +45,6 @@ static uint64_t load(const unsigned char *p, unsigned size, bool be)
 	return v;
 }
 
-/* false with errno 0 at the end of the file, else errno of the failed read. */
-static bool pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-	while (done < len) {
-		ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0)
-			errno = 0;
-		if (r <= 0)
-			return false;
-		done += (size_t)r;
-	}
-	return true;
-}
 
 static int by_paddr(const void *a, const void *b)
 {
@@ -71,7 +55,7 @@ static int by_paddr(const void *a, const void *b)
 struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **err)
 {
 	unsigned char h[64];
-	if (file_size < 52 || !pread_all(fd, h, file_size < 64 ? 52 : 64, 0) || memcmp(h, "\177ELF", 4)) {
+	if (file_size < 52 || ps_pread_full(fd, h, file_size < 64 ? 52 : 64, 0) != 1 || memcmp(h, "\177ELF", 4)) {
 		ps_set_err(err, "not an ELF file");
 		return NULL;
 	}
@@ -110,7 +94,7 @@ struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **
 	}
 	for (unsigned i = 0; i < phnum; i++) {
 		unsigned char ph[56];
-		if (!pread_all(fd, ph, need, phoff + (uint64_t)i * phentsize)) {
+		if (ps_pread_full(fd, ph, need, phoff + (uint64_t)i * phentsize) != 1) {
 			ps_set_err(err, "its program header table cannot be read");
 			goto fail;
 		}
@@ -185,7 +169,7 @@ bool ps_elf_segments_ppc64_guest_little_endian(const struct ps_elf_segments *s, 
 	if (s->machine != EM_PPC64 || !s->is64 || s->note_size < 12 || s->note_size > MAX_NOTE_BYTES)
 		return false;
 	unsigned char *notes = malloc(s->note_size);
-	if (!notes || !pread_all(s->fd, notes, s->note_size, s->note_off)) {
+	if (!notes || ps_pread_full(s->fd, notes, s->note_size, s->note_off) != 1) {
 		free(notes);
 		return false;
 	}
@@ -215,7 +199,7 @@ char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s, size_t *len)
 	if (s->note_size < 12 || s->note_size > MAX_NOTE_BYTES)
 		return NULL;
 	unsigned char *notes = malloc(s->note_size);
-	if (!notes || !pread_all(s->fd, notes, s->note_size, s->note_off)) {
+	if (!notes || ps_pread_full(s->fd, notes, s->note_size, s->note_off) != 1) {
 		free(notes);
 		return NULL;
 	}
@@ -280,7 +264,7 @@ enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t pad
 		uint64_t off = g->offset + (paddr - g->paddr);
 		bool copied = ps_mapped_file_has(&s->map, off, chunk) &&
 			      ps_mapped_file_copy(&s->map, out, off, chunk);
-		if (!copied && !pread_all(s->fd, out, chunk, off)) {
+		if (!copied && ps_pread_full(s->fd, out, chunk, off) != 1) {
 			int e = errno;
 			snprintf(s->error, sizeof s->error, "physical address 0x%" PRIx64 " (file offset 0x%"
 				 PRIx64 "): %s", paddr, off,

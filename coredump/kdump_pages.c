@@ -166,16 +166,7 @@ static bool fetch(const struct ps_kdump_pages *k, uint64_t off, void *dst, size_
 {
 	if (ps_mapped_file_has(&k->file, off, len))
 		return ps_mapped_file_copy(&k->file, dst, off, len);
-	size_t done = 0;
-	while (done < len) {
-		ssize_t r = pread(k->l.fd, (char *)dst + done, len - done, (off_t)(off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		done += (size_t)r;
-	}
-	return true;
+	return ps_pread_full(k->l.fd, dst, len, off) == 1;
 }
 
 

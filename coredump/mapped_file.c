@@ -1,11 +1,13 @@
 /* mapped_file.c - see mapped_file.h. */
 #include "mapped_file.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static __thread sigjmp_buf *volatile guard_jump; /* the access in progress on this thread */
 static __thread volatile uintptr_t guard_lo, guard_hi; /* its source bytes */
@@ -102,4 +104,20 @@ bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	guard_jump = NULL;
 	return true;
+}
+
+int ps_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0)
+			errno = 0;
+		if (r <= 0)
+			return r < 0 ? -1 : 0;
+		done += (size_t)r;
+	}
+	return 1;
 }

@@ -34,4 +34,8 @@ static inline bool ps_mapped_file_has(const struct ps_mapped_file *m, uint64_t o
  * about DST) when the source faulted. */
 bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off, size_t len);
 
+/* LEN bytes of FD at OFF with pread, through short reads and EINTR: 1, 0 when the file ends
+ * first (errno 0), -1 on an error (errno). The readers' one loop for files not mapped. */
+int ps_pread_full(int fd, void *buf, size_t len, uint64_t off);
+
 #endif
