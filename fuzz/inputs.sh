@@ -52,7 +52,7 @@ else
 fi
 mkdir -p "$B/fuzz/artifacts"
 export PAGESLEUTH_FUZZ_KIND=$kind
-export PAGESLEUTH_FUZZ_PROFILE=fuzz/corpus/profile/ppc32-e500-64pte
+export PAGESLEUTH_FUZZ_PROFILE=$PWD/fuzz/corpus/profile/ppc32-e500-64pte
 if [ "$kind" = btf ]; then
 	zstd -dqc fuzz/corpus/btf/ppc32-e500-64pte-subset.btf.zst >"$work/base.btf"
 	export PAGESLEUTH_FUZZ_BTF=$work/base.btf
@@ -93,7 +93,7 @@ elif [ "$kind" = dump-walk ]; then
 	for fd in x86_64:kdump-d31.kdump arm64:qemu.elf ppc32-e500-64pte:qemu.elf=fuzz/corpus/profile/ppc32-e500-64pte; do
 		spec=${fd#*:}
 		d=$(fx_dump "${fd%%:*}" "${spec%%=*}") || { echo "fuzz/inputs.sh: fixture dump ${fd%%=*} not available" >&2; exit 1; }
-		case $spec in *=*) d=$d=${spec#*=} ;; esac
+		case $spec in *=*) d=$d=$PWD/${spec#*=} ;; esac
 		dumps=$dumps${dumps:+:}$d
 	done
 	export PAGESLEUTH_FUZZ_DUMPS=$dumps
@@ -120,9 +120,13 @@ fi
 # A crash must not exit 77 (libFuzzer's default), which tests/run.sh would read as a skip.
 log=$work/log
 rc=0
-"$B/fuzz/$harness" "$corpus" "$seeds" -max_total_time="$secs" -runs="$runs" -max_len="$max_len" \
+# Run in the work directory, every path absolute: what the harness leaves where it runs (the
+# probe child's ASan warnings were found as ".PID" files in the checkout) goes with it.
+abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
+babs=$(abs "$B") corpus=$(abs "$corpus") seeds=$(abs "$seeds")
+(cd "$work" && exec "$babs/fuzz/$harness" "$corpus" "$seeds" -max_total_time="$secs" -runs="$runs" -max_len="$max_len" \
 	-timeout="${PAGESLEUTH_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 -close_fd_mask=3 \
-	-artifact_prefix="$B/fuzz/artifacts/$kind-" -print_final_stats=1 ${extra:+"$extra"} >"$log" 2>&1 || rc=$?
+	-artifact_prefix="$babs/fuzz/artifacts/$kind-" -print_final_stats=1 ${extra:+"$extra"}) >"$log" 2>&1 || rc=$?
 n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 if [ "$rc" -ne 0 ]; then
 	cp "$log" "$B/fuzz/artifacts/$kind.log"
