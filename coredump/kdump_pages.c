@@ -24,8 +24,8 @@
  * extraction reads 14,639 distinct pages ~125,000 times: a 16 MiB cache decompressed 22,260
  * of them, 32 MiB 17,851, 64 MiB 14,868. A slot's page is placed in the pool when the slot
  * is first used, one after the other: the memory touched is what was used, in as few
- * (transparent huge) pages as that takes. Placed where the slot's set lies, a page fault per
- * decompressed page was a tenth of the start-up's time. */
+ * (transparent huge) pages as that takes. Placed where the slot's set lies, each page
+ * decompressed cost a page fault (that extraction: 20,720 faults, now 5,166). */
 #define CACHE_MIN_BYTES (UINT64_C(4) << 20)
 #define CACHE_MAX_BYTES (UINT64_C(64) << 20)
 #define RANK_SPAN_WORDS 8u /* one running count per 512 bitmap bits */
