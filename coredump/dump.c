@@ -555,8 +555,8 @@ static const char *kdump_header_broken(int fd, const unsigned char *head, size_t
 					return "its sub header points past the end of the file";
 			}
 			/* Version 6 and later: max_mapnr_64 replaces the header's max_mapnr, and
-			 * libkdumpfile (and the page reader) size their maps by it: 2^32 frames
-			 * claimed by a 6 MB file cost 1.4 GB and 9 s before. The bitmaps must
+			 * libkdumpfile (and the page reader) size their maps by it: 5.4 G frames
+			 * claimed by a 6 MB file cost 9 s and 1.4 GB before. The bitmaps must
 			 * have a bit for each, as the header's own max_mapnr must (above). */
 			if (version >= 6) {
 				unsigned at = lay == lay64 ? 96 : lay == pack32 ? 72 : 88;

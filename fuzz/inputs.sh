@@ -79,9 +79,12 @@ elif [ "$kind" = dump-headers ]; then
 	# "corrupt kdump file (libkdumpfile: ... Cannot allocate buffer for compressed data)");
 	# only ASan's allocator would abort on the request itself.
 	# The open's probe forks the harness once per run, and a fork costs in proportion to what
-	# is resident: ASan's 256 MiB quarantine kept the buffer of one input's 256 MiB ELF note
-	# segment resident, and the campaign fell from 30 to 8 runs/s. A 16 MiB quarantine lets
-	# such a buffer go at once (still every smaller freed block is held and checked).
+	# is resident. ASan's 256 MiB quarantine kept one input's 256 MiB ELF note buffer resident
+	# (RSS 127 -> 463 MB at once); with 16 MiB such a buffer goes at once, and every smaller
+	# freed block is still held and checked. What still grows is the libkdumpfile contexts of
+	# failed kdump opens, which dump.c keeps rather than free (~15-25 MB per 1,000 runs): the
+	# rate falls as they grow (40 -> 8 runs/s over 30,000 runs), so run a long campaign in
+	# pieces (PAGESLEUTH_FUZZ_CORPUS keeps the corpus between them).
 	export ASAN_OPTIONS=allocator_may_return_null=1:quarantine_size_mb=16${ASAN_OPTIONS:+:$ASAN_OPTIONS}
 	# Seeds: each dump as it is.
 	seeds=$work/seeds
