@@ -433,7 +433,21 @@ static const char *elf_header_broken(int fd, const unsigned char *head, size_t n
 		unsigned char ph[56];
 		if (ps_pread_full(fd, ph, is64 ? 56 : 32, phoff + (uint64_t)i * phentsize) != 1)
 			return "its program header table cannot be read";
-		if (load_uint(ph, 4, be) != 4) /* PT_NOTE */
+		uint64_t type = load_uint(ph, 4, be);
+		if (type == 1) { /* PT_LOAD */
+			/* libkdumpfile 0.5.1's page map of an ELF file writes through a wild pointer
+			 * when asked about a frame near a segment whose physical range wraps past
+			 * 2^64 (found by fuzz/fuzz_dump_header.c: p_paddr 0xffffffff0000fe00,
+			 * p_filesz 2^56 - 1). No machine has such a segment. */
+			uint64_t pa = is64 ? load_uint(ph + 24, 8, be) : load_uint(ph + 12, 4, be);
+			uint64_t fsz = is64 ? load_uint(ph + 32, 8, be) : load_uint(ph + 16, 4, be);
+			uint64_t msz = is64 ? load_uint(ph + 40, 8, be) : load_uint(ph + 20, 4, be);
+			if (fsz > UINT64_MAX - pa || msz > UINT64_MAX - pa)
+				return "a loadable segment's physical range wraps past the top of the "
+				       "address space";
+			continue;
+		}
+		if (type != 4) /* PT_NOTE */
 			continue;
 		uint64_t off = is64 ? load_uint(ph + 8, 8, be) : load_uint(ph + 4, 4, be);
 		uint64_t size = is64 ? load_uint(ph + 32, 8, be) : load_uint(ph + 16, 4, be);

@@ -549,6 +549,26 @@ for recipe in "${P32K:+$P32K:4122:0000003010100a3100000002d44357}" "${X86D31:+$X
 	[ "$ms" -lt 5000 ] || bad "$name: took $ms ms to refuse"
 	rm -f "$out"
 done
+# 16. An ELF loadable segment whose physical range wraps past 2^64 (fuzz/fuzz_dump_header.c
+#     found it: p_paddr 0xffffffff0000fe00 and p_filesz 2^56 - 1 in the x86_64 QEMU ELF's
+#     second program header made libkdumpfile 0.5.1's ELF page map write through a wild
+#     pointer when a frame far above RAM was asked about; the input is replayed by
+#     fuzz_inputs.sh from fuzz/corpus/dump-headers). Refused at open with one line.
+if python3 - "$X86" "$T/wrap.elf" <<'PY2'; then
+import shutil, struct, sys
+shutil.copyfile(sys.argv[1], sys.argv[2])
+with open(sys.argv[2], "r+b") as f:
+    phoff = struct.unpack_from("<Q", f.read(64), 32)[0]
+    f.seek(phoff + 56 + 24)  # the second program header's p_paddr, then p_filesz
+    f.write(struct.pack("<QQ", 0xffffffff0000fe00, (1 << 56) - 1))
+PY2
+	expect load-wraps 2 "wrap.elf" -- "$T/wrap.elf"
+	grep -q "a loadable segment's physical range wraps past the top of the address space" "$T/load-wraps.err" ||
+		bad "load-wraps: $(head -1 "$T/load-wraps.err")"
+	rm -f "$T/wrap.elf"
+else
+	bad "load-wraps: cannot make the copy of $X86"
+fi
 # 11. An empty snapshot (a pid the dump does not have) through every analysis, under ASan and
 #    UBSan (issue 20: qsort(NULL, 0, ...) aborted `report`): exit 1 (partial), no report.
 if "$BIN" extract "$X86D1" -p 99999 -o "$T/empty.rec" 2>/dev/null; [ $? -eq 1 ]; then
