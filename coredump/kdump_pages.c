@@ -2,7 +2,6 @@
 #include "kdump_pages.h"
 #include "mapped_file.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <libdeflate.h>
 #include <stdio.h>

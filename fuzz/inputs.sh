@@ -91,7 +91,7 @@ elif [ "$kind" = dump-headers ]; then
 	mkdir "$seeds"
 	for i in 0 1 2 3; do printf "\\$(printf %o "$i")" >"$seeds/$i"; done
 	# and the inputs of past findings (fuzz/corpus/dump-headers), replayed at the start.
-	cp fuzz/corpus/dump-headers/* "$seeds"/
+	find fuzz/corpus/dump-headers -type f ! -name README -exec cp {} "$seeds"/ \;
 elif [ "$kind" = dump-walk ]; then
 	. tests/cases/lib/fixtures.sh
 	dumps=
