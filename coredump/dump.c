@@ -1372,7 +1372,8 @@ static void set_arch(struct ps_dump *d, const unsigned char *head, size_t n)
 
 /* libkdumpfile 0.5.1 frees its kdump-format data when opening a kdump file fails, and then
  * kdump_free dereferences it (SIGSEGV). Such contexts are kept here instead, reachable and
- * never freed (about 4 MiB each, most of it the page cache); past the bound they leak.
+ * never freed (about 4 MiB each, most of it the page cache); past the bound they leak. Only
+ * an open the probe could not try first comes here (probe_kdump_open).
  * (After a successful open, kdump_free of a kdump file still reads and writes 8 bytes of a
  * small block it freed earlier in the same call, as valgrind shows on a bare open/free;
  * harmless with glibc's and ASan's allocators, so it is called.) */
@@ -1387,20 +1388,40 @@ static void abandon_kdump_ctx(struct ps_dump *d)
 	d->kd = NULL;
 }
 
+/* How the probe's open of a dump ended (probe_kdump_open). */
+struct open_probe {
+	enum { PROBE_NOT_RUN, PROBE_OPENS, PROBE_FAILS, PROBE_DIES } outcome;
+	kdump_status status; /* PROBE_FAILS: kdump_open_fd's status */
+	char why[200];       /* PROBE_FAILS: libkdumpfile's message; PROBE_DIES: how it died */
+};
+
 /* libkdumpfile 0.5.1 dies of SIGSEGV inside kdump_open_fd on some corrupt files: found by
  * fuzz/fuzz_dump_header.c, a VMCOREINFO line whose key starts with '.' (an empty attribute
  * name), in a kdump file's VMCOREINFO as in an ELF note. So the file is opened first in a
  * child process, which reports how its open ended: an open that kills the child is refused
- * here with one line instead of killing pagesleuth. Costs a fork and a second open of the
- * headers (~1 ms). KD is the configured context not yet opened: the child opens its own
- * copy of it. Returns NULL, or why the file cannot be opened. */
-static const char *probe_kdump_open(kdump_ctx_t *kd, int fd)
+ * here with one line instead of killing pagesleuth. An open that fails in the child comes
+ * back with its status and message through a pipe, so the file is not opened a second time
+ * only to fail again: a context whose kdump-file open failed cannot be freed
+ * (abandon_kdump_ctx), and a long run over many corrupt files (the dump-header fuzzer)
+ * would keep every one. Costs a fork and a second open of the headers (~1 ms). KD is the
+ * configured context not yet opened: the child opens its own copy of it. */
+static void probe_kdump_open(kdump_ctx_t *kd, int fd, struct open_probe *probe)
 {
-	static char why[160];
+	struct {
+		kdump_status status;
+		char why[sizeof probe->why];
+	} failed;
+	probe->outcome = PROBE_NOT_RUN;
+	int report[2];
+	if (pipe2(report, O_CLOEXEC) < 0)
+		return; /* cannot probe: open it for real, as before */
 	fflush(NULL); /* nothing buffered twice */
 	pid_t pid = fork();
-	if (pid < 0)
-		return NULL; /* cannot probe: open it for real, as before */
+	if (pid < 0) {
+		close(report[0]);
+		close(report[1]);
+		return;
+	}
 	if (pid == 0) {
 		/* Die quietly of the signal: no core file, and no sanitizer's report (the ASan
 		 * build's handler would print one and exit 1). */
@@ -1408,23 +1429,49 @@ static const char *probe_kdump_open(kdump_ctx_t *kd, int fd)
 		struct sigaction dfl = { .sa_handler = SIG_DFL };
 		for (int sig = 0, sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT }; sig < 5; sig++)
 			sigaction(sigs[sig], &dfl, NULL);
+		close(report[0]);
 		/* Its own open file description: the parent's file offset stays untouched. */
 		char self[64];
 		snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
 		int own = open(self, O_RDONLY | O_CLOEXEC);
-		_exit(kdump_open_fd(kd, own >= 0 ? own : fd) == KDUMP_OK ? 0 : 3);
+		failed.status = kdump_open_fd(kd, own >= 0 ? own : fd);
+		if (failed.status == KDUMP_OK)
+			_exit(0);
+		const char *msg = kdump_get_err(kd);
+		snprintf(failed.why, sizeof failed.why, "%s", msg ? msg : "");
+		_exit(write(report[1], &failed, sizeof failed) == (ssize_t)sizeof failed ? 3 : 4);
 	}
+	close(report[1]);
+	size_t got = 0;
+	while (got < sizeof failed) {
+		ssize_t n = read(report[0], (char *)&failed + got, sizeof failed - got);
+		if (n > 0)
+			got += (size_t)n;
+		else if (n == 0 || errno != EINTR)
+			break;
+	}
+	close(report[0]);
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return NULL;
-	if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3))
-		return NULL;
-	if (WIFSIGNALED(status))
-		snprintf(why, sizeof why, "libkdumpfile dies opening it (%s)", strsignal(WTERMSIG(status)));
-	else /* a sanitizer's report ends the child with its own status */
-		snprintf(why, sizeof why, "libkdumpfile fails opening it (exit %d)", WEXITSTATUS(status));
-	return why;
+			return;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		probe->outcome = PROBE_OPENS;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 3 && got == sizeof failed) {
+		probe->outcome = PROBE_FAILS;
+		probe->status = failed.status;
+		failed.why[sizeof failed.why - 1] = '\0';
+		memcpy(probe->why, failed.why, sizeof probe->why);
+	} else if (WIFSIGNALED(status)) {
+		probe->outcome = PROBE_DIES;
+		snprintf(probe->why, sizeof probe->why, "libkdumpfile dies opening it (%s)",
+			 strsignal(WTERMSIG(status)));
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 4) {
+		/* a sanitizer's report ends the child with its own status */
+		probe->outcome = PROBE_DIES;
+		snprintf(probe->why, sizeof probe->why, "libkdumpfile fails opening it (exit %d)",
+			 WEXITSTATUS(status));
+	} /* 4: the child could not say why its open failed: open it for real */
 }
 
 static const char *format_name(const char *kd_format, bool flattened)
@@ -1682,14 +1729,17 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	 * it is mapped would end the reader with SIGBUS. Page reads go through pagesleuth's own
 	 * guarded mapping instead (open_own_reads); libkdumpfile reads headers and notes. */
 	kdump_set_number_attr(d->kd, KDUMP_ATTR_FILE_MMAP_POLICY, KDUMP_MMAP_NEVER);
-	const char *dies = probe_kdump_open(d->kd, d->fd);
-	if (dies) {
-		ps_set_err(err, "%s: corrupt %s: %s", path, d->diskdump ? "kdump file" : "dump", dies);
+	struct open_probe probe;
+	probe_kdump_open(d->kd, d->fd, &probe);
+	if (probe.outcome == PROBE_DIES) {
+		ps_set_err(err, "%s: corrupt %s: %s", path, d->diskdump ? "kdump file" : "dump",
+			   probe.why);
 		goto fail;
 	}
-	kdump_status st = kdump_open_fd(d->kd, d->fd);
+	kdump_status st = probe.outcome == PROBE_FAILS ? probe.status : kdump_open_fd(d->kd, d->fd);
 	if (st != KDUMP_OK) {
-		const char *why = kdump_get_err(d->kd);
+		const char *why = probe.outcome == PROBE_FAILS ? (*probe.why ? probe.why : NULL)
+							       : kdump_get_err(d->kd);
 		/* "Cannot set file.set.0.fd: Unknown file format": the prefix says nothing. */
 		const char *colon = why && !strncmp(why, "Cannot set file.", 16) ? strstr(why, ": ") : NULL;
 		if (colon)
@@ -1703,7 +1753,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		else
 			ps_set_err(err, "%s: cannot open the dump (libkdumpfile: %s)", path,
 				why ? why : kdump_strerror(st));
-		if (d->diskdump)
+		if (d->diskdump && probe.outcome != PROBE_FAILS) /* opened here, and failed */
 			abandon_kdump_ctx(d);
 		goto fail;
 	}

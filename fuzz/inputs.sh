@@ -73,7 +73,7 @@ elif [ "$kind" = dump-headers ]; then
 		dumps=$dumps${dumps:+:}$d
 	done
 	export PAGESLEUTH_FUZZ_DUMPS=$dumps
-	export LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan-libkdumpfile.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+	export LSAN_OPTIONS=suppressions=$PWD/tests/tools/lsan-libkdumpfile.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 	# libkdumpfile sizes a buffer by VMCOREINFO's PAGESIZE when it opens a file: a mangled
 	# "PAGESIZE=" asks malloc for 2^63 bytes. malloc's NULL is handled (extract exits 2:
 	# "corrupt kdump file (libkdumpfile: ... Cannot allocate buffer for compressed data)");
@@ -81,10 +81,9 @@ elif [ "$kind" = dump-headers ]; then
 	# The open's probe forks the harness once per run, and a fork costs in proportion to what
 	# is resident. ASan's 256 MiB quarantine kept one input's 256 MiB ELF note buffer resident
 	# (RSS 127 -> 463 MB at once); with 16 MiB such a buffer goes at once, and every smaller
-	# freed block is still held and checked. What still grows is the libkdumpfile contexts of
-	# failed kdump opens, which dump.c keeps rather than free (~15-25 MB per 1,000 runs): the
-	# rate falls as they grow (40 -> 8 runs/s over 30,000 runs), so run a long campaign in
-	# pieces (PAGESLEUTH_FUZZ_CORPUS keeps the corpus between them).
+	# freed block is still held and checked. (Until the probe reported a failed open, the
+	# libkdumpfile context of every failed kdump open stayed too, ~15-25 MB per 1,000 runs,
+	# and the rate fell from 40 to 8 runs/s over 30,000 runs.)
 	export ASAN_OPTIONS=allocator_may_return_null=1:quarantine_size_mb=16${ASAN_OPTIONS:+:$ASAN_OPTIONS}
 	# Seeds: each dump as it is.
 	seeds=$work/seeds
@@ -102,7 +101,7 @@ elif [ "$kind" = dump-walk ]; then
 		dumps=$dumps${dumps:+:}$d
 	done
 	export PAGESLEUTH_FUZZ_DUMPS=$dumps
-	export LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan-libkdumpfile.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+	export LSAN_OPTIONS=suppressions=$PWD/tests/tools/lsan-libkdumpfile.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 	# Seeds: no patch, each dump, each of its first processes alone and (0xff) every one.
 	seeds=$work/seeds
 	mkdir "$seeds"
