@@ -29,6 +29,7 @@ struct ps_elf_segments {
 	unsigned machine;
 	struct segment *seg; /* PT_LOADs sorted by paddr */
 	size_t nseg;
+	size_t last; /* the segment find() returned last: the walk's next address is mostly in it */
 	uint64_t note_off, note_size; /* the first PT_NOTE */
 	uint64_t missing;
 	/* The whole file mapped read-only (mapped_file.h; not mapped: read with pread). Only a
@@ -222,8 +223,13 @@ char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s, size_t *len)
 }
 
 /* The segment holding PADDR, or NULL. */
-static const struct segment *find(const struct ps_elf_segments *s, uint64_t paddr)
+static const struct segment *find(struct ps_elf_segments *s, uint64_t paddr)
 {
+	/* The search's answer too: the last segment starting at or below PADDR. */
+	size_t k = s->last;
+	if (k < s->nseg && paddr - s->seg[k].paddr < s->seg[k].memsz &&
+	    (k + 1 == s->nseg || paddr < s->seg[k + 1].paddr))
+		return &s->seg[k];
 	size_t lo = 0, hi = s->nseg;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -236,10 +242,13 @@ static const struct segment *find(const struct ps_elf_segments *s, uint64_t padd
 	if (lo == 0)
 		return NULL;
 	const struct segment *g = &s->seg[lo - 1];
-	return paddr - g->paddr < g->memsz ? g : NULL;
+	if (paddr - g->paddr >= g->memsz)
+		return NULL;
+	s->last = lo - 1;
+	return g;
 }
 
-enum ps_read_status ps_elf_segments_status(const struct ps_elf_segments *s, uint64_t paddr)
+enum ps_read_status ps_elf_segments_status(struct ps_elf_segments *s, uint64_t paddr)
 {
 	const struct segment *g = find(s, paddr);
 	if (!g)

@@ -48,7 +48,7 @@ char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s, size_t *len);
  * zero-filled from the first page that is not OK. */
 enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t paddr, void *buf,
 					 size_t len);
-enum ps_read_status ps_elf_segments_status(const struct ps_elf_segments *s, uint64_t paddr);
+enum ps_read_status ps_elf_segments_status(struct ps_elf_segments *s, uint64_t paddr);
 /* The lowest address >= PADDR whose bytes the file holds, or UINT64_MAX: for scans that must
  * not step through the holes between segments one page at a time. */
 uint64_t ps_elf_segments_next(const struct ps_elf_segments *s, uint64_t paddr);

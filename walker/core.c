@@ -478,43 +478,6 @@ enum ps_read_status ps_kread(struct ps_core *c, uint64_t va, void *buf, size_t l
 
 /* ---- typed loads ------------------------------------------------------------------ */
 
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define HOST_BIG_ENDIAN true
-#else
-#define HOST_BIG_ENDIAN false
-#endif
-
-uint16_t ps_load_u16(const struct ps_core *c, const void *p)
-{
-	uint16_t v;
-	memcpy(&v, p, sizeof v);
-	return c->big_endian != HOST_BIG_ENDIAN ? __builtin_bswap16(v) : v;
-}
-
-uint32_t ps_load_u32(const struct ps_core *c, const void *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof v);
-	return c->big_endian != HOST_BIG_ENDIAN ? __builtin_bswap32(v) : v;
-}
-
-uint64_t ps_load_u64(const struct ps_core *c, const void *p)
-{
-	uint64_t v;
-	memcpy(&v, p, sizeof v);
-	return c->big_endian != HOST_BIG_ENDIAN ? __builtin_bswap64(v) : v;
-}
-
-uint64_t ps_load_ptr(const struct ps_core *c, const void *p)
-{
-	return c->ptr_size == 8 ? ps_load_u64(c, p) : ps_load_u32(c, p);
-}
-
-int32_t ps_load_s32(const struct ps_core *c, const void *p)
-{
-	return (int32_t)ps_load_u32(c, p);
-}
-
 uint64_t ps_member(const struct ps_core *c, const void *buf, enum ps_ki_member id)
 {
 	const struct ps_kinfo_member *m = &c->ki.member[id];

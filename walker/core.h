@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "arch.h"
 #include "kinfo.h"
@@ -91,15 +92,42 @@ enum ps_read_status ps_pread(struct ps_core *c, uint64_t pa, void *buf, size_t l
 enum ps_read_status ps_kread(struct ps_core *c, uint64_t va, void *buf, size_t len);
 int ps_kvtop(struct ps_core *c, uint64_t va, uint64_t *pa); /* 0 or -1 */
 
-/* Typed loads from a buffer holding target memory. */
-uint16_t ps_load_u16(const struct ps_core *c, const void *p);
-uint32_t ps_load_u32(const struct ps_core *c, const void *p);
-uint64_t ps_load_u64(const struct ps_core *c, const void *p);
-uint64_t ps_load_ptr(const struct ps_core *c, const void *p); /* ptr_size wide */
+/* Typed loads from a buffer holding target memory, in the target's byte order. Inline: the
+ * walk makes several per page (struct page members, page-table entries). */
+static inline uint16_t ps_load_u16(const struct ps_core *c, const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof v);
+	return c->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t ps_load_u32(const struct ps_core *c, const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof v);
+	return c->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t ps_load_u64(const struct ps_core *c, const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof v);
+	return c->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) ? __builtin_bswap64(v) : v;
+}
+
+static inline uint64_t ps_load_ptr(const struct ps_core *c, const void *p) /* ptr_size wide */
+{
+	return c->ptr_size == 8 ? ps_load_u64(c, p) : ps_load_u32(c, p);
+}
+
+static inline int32_t ps_load_s32(const struct ps_core *c, const void *p)
+{
+	return (int32_t)ps_load_u32(c, p);
+}
+
 /* A member of a struct held in BUF (offset from kinfo), sized by the member's size (1, 2,
  * 4 or 8 bytes; signed members are not sign-extended: use ps_load_s32 for _mapcount). */
 uint64_t ps_member(const struct ps_core *c, const void *buf, enum ps_ki_member id);
-int32_t ps_load_s32(const struct ps_core *c, const void *p);
 
 /* Typed kernel-virtual reads. */
 enum ps_read_status ps_kread_u32(struct ps_core *c, uint64_t va, uint32_t *out);
