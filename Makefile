@@ -171,10 +171,10 @@ fixtures:
 fuzz:
 	./fuzz/run.sh $(or $(SECONDS),300)
 
-# Rules files, Lackey traces, profiles, System.map, BTF, dump headers and the walk over real dumps, SECONDS (default 300) each, the
+# Rules files, Lackey traces, profiles, System.map, BTF, dump headers, the walk over real dumps and its pass over every frame, SECONDS (default 300) each, the
 # corpora kept in build/fuzz-corpus/ so that a campaign resumes where the last one ended.
 fuzz-inputs:
-	for k in rules lackey profile sysmap btf dump-headers dump-walk; do \
+	for k in rules lackey profile sysmap btf dump-headers dump-walk dump-frames; do \
 		PAGESLEUTH_FUZZ_CORPUS=$(CURDIR)/build/fuzz-corpus ./fuzz/inputs.sh $$k $(or $(SECONDS),300) || exit 1; \
 	done
 

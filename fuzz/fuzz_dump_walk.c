@@ -19,6 +19,11 @@
  * the range's length) into the range'th range (modulo their number) of what the clean walk
  * of that choice read. At most 16 patches.
  *
+ * PAGESLEUTH_FUZZ_FRAMES=1 (fuzz/inputs.sh dump-frames): every input walks instead the first
+ * process alone and then the pass over every frame of RAM, as `extract -p PID --no-counters
+ * --no-log` does (byte 1 is then unused); its patches go over what that clean walk read:
+ * the struct pages of all of RAM, the slab caches and the rest of what the pass reads.
+ *
  * The walker is set up once per dump, on the clean dump, as extract sets it up (the
  * architecture, VMCOREINFO, symbols and kallsyms, init_task, the type information): those
  * reads are not mutated here (fuzz_dump_header.c and fuzz_typeinfo.c mutate the file's
@@ -78,6 +83,7 @@ struct shim {
 
 struct choice {
 	uint64_t pid; /* 0: every process, with counters and log */
+	bool frames;  /* and the pass over every frame of RAM */
 	struct range_log ranges;
 };
 
@@ -89,8 +95,10 @@ static struct fdump {
 	struct ps_kinfo ki;
 	struct choice c[MAX_CHOICES];
 	unsigned nchoices;
+	struct choice frames; /* PAGESLEUTH_FUZZ_FRAMES: the only walk */
 } dumps[MAX_DUMPS];
 static unsigned ndumps;
+static bool frames_only;
 static FILE *devnull;
 
 /* ---- the shim ------------------------------------------------------------------------------ */
@@ -175,9 +183,10 @@ struct walk_facts {
 	size_t outlen;
 };
 
-static void walk(struct fdump *fd, uint64_t pid, enum ps_walk_detail detail, bool trace,
+static void walk(struct fdump *fd, const struct choice *c, enum ps_walk_detail detail, bool trace,
 		 struct walk_facts *wf)
 {
+	uint64_t pid = c->pid;
 	char *err = NULL;
 	memset(wf, 0, sizeof *wf);
 	struct ps_walker *w = fd->w;
@@ -190,7 +199,7 @@ static void walk(struct fdump *fd, uint64_t pid, enum ps_walk_detail detail, boo
 					 .time = ps_dump_time(fd->d), .dump_level = ps_dump_level(fd->d),
 					 .pids = pid ? &pid : NULL, .npids = pid ? 1 : 0 };
 	struct ps_walk_options o = { .pids = pid ? &pid : NULL, .npids = pid ? 1 : 0, .detail = detail,
-				     .no_counters = pid != 0, .no_frames = true, .no_log = pid != 0,
+				     .no_counters = pid != 0, .no_frames = !c->frames, .no_log = pid != 0,
 				     .trace = trace ? devnull : NULL };
 	int rc = -1;
 	if (ps_walker_write_header(w, pw, &facts, &err) == 0)
@@ -309,10 +318,9 @@ static const struct ps_target_ops shim_ops = {
  * earlier run kept), the patches reach the walker (the records of a process change when the ranges
  * its clean walk read are overwritten: 0xff over the first bytes of each, 16 at a time), and
  * the records are the clean ones again once the patches are gone. */
-static void self_test(struct fdump *fd)
+static void self_test(struct fdump *fd, const struct choice *c)
 {
-	unsigned k = fd->nchoices > 1 ? 1 : 0;
-	const struct range_log *rl = &fd->c[k].ranges;
+	const struct range_log *rl = &c->ranges;
 	struct walk_facts clean, wf;
 	struct range_log fresh = { 0 };
 	struct ps_walker *kept = fd->w;
@@ -323,7 +331,7 @@ static void self_test(struct fdump *fd)
 	/* kallsyms are read on first need: now, as the kept walker did in its first walks. */
 	(void)ps_core_symbol_by_name(&fd->w->c, "fuzz_dump_walk_no_such_symbol", &unused);
 	fd->shim.log = &fresh;
-	walk(fd, fd->c[k].pid, PS_DETAIL_PAGES, false, &clean);
+	walk(fd, c, PS_DETAIL_PAGES, false, &clean);
 	fd->shim.log = NULL;
 	ps_walker_close(fd->w);
 	fd->w = kept;
@@ -332,7 +340,7 @@ static void self_test(struct fdump *fd)
 	if (fresh.n != rl->n || memcmp(fresh.r, rl->r, rl->n * sizeof *rl->r) != 0)
 		die(fd->path, "self-test: a walk reads less than a new walker's first walk (kept from earlier runs)");
 	free(fresh.r);
-	walk(fd, fd->c[k].pid, PS_DETAIL_PAGES, false, &clean);
+	walk(fd, c, PS_DETAIL_PAGES, false, &clean);
 	bool changed = false;
 	for (size_t first = 0; first < rl->n && !changed; first += MAX_PATCHES) {
 		struct shim *s = &fd->shim;
@@ -342,12 +350,12 @@ static void self_test(struct fdump *fd)
 			s->p[s->npatches].len = r->len < MAX_PATCH_LEN ? (unsigned)r->len : MAX_PATCH_LEN;
 			memset(s->p[s->npatches].bytes, 0xff, MAX_PATCH_LEN);
 		}
-		walk(fd, fd->c[k].pid, PS_DETAIL_PAGES, false, &wf);
+		walk(fd, c, PS_DETAIL_PAGES, false, &wf);
 		s->npatches = 0;
 		changed = wf.rc < 0 || wf.outlen != clean.outlen || memcmp(wf.out, clean.out, wf.outlen) != 0;
 		free(wf.out);
 	}
-	walk(fd, fd->c[k].pid, PS_DETAIL_PAGES, false, &wf);
+	walk(fd, c, PS_DETAIL_PAGES, false, &wf);
 	bool same = wf.outlen == clean.outlen && memcmp(wf.out, clean.out, wf.outlen) == 0;
 	free(wf.out);
 	free(clean.out);
@@ -389,7 +397,7 @@ static void set_up(struct fdump *fd, const char *spec)
 	struct walk_facts wf;
 	fd->c[0].pid = 0;
 	fd->shim.log = &fd->c[0].ranges;
-	walk(fd, 0, PS_DETAIL_PAGES, false, &wf);
+	walk(fd, &fd->c[0], PS_DETAIL_PAGES, false, &wf);
 	if (wf.rc < 0)
 		die(fd->path, "the clean dump does not walk");
 	uint64_t pids[MAX_CHOICES - 1];
@@ -402,7 +410,7 @@ static void set_up(struct fdump *fd, const char *spec)
 	free(wf.out);
 	for (unsigned i = 1; i < fd->nchoices; i++) {
 		fd->shim.log = &fd->c[i].ranges;
-		walk(fd, fd->c[i].pid, PS_DETAIL_PAGES, false, &wf);
+		walk(fd, &fd->c[i], PS_DETAIL_PAGES, false, &wf);
 		if (wf.rc < 0)
 			die(fd->path, "the clean dump does not walk one process");
 		check(&wf, fd->c[i].pid, NULL, NULL);
@@ -416,7 +424,25 @@ static void set_up(struct fdump *fd, const char *spec)
 	}
 	fprintf(stderr, "fuzz_dump_walk: %s: %u walks to choose, %zu ranges read in all (%zu by the walk of all)\n",
 		fd->path, fd->nchoices, total, fd->c[0].ranges.n);
-	self_test(fd);
+	if (frames_only) {
+		/* The first process alone and the pass over every frame of RAM (struct pages,
+		 * slab caches, what owns each frame), as `extract -p PID --no-counters --no-log`. */
+		fd->frames.pid = fd->nchoices > 1 ? fd->c[1].pid : 0;
+		fd->frames.frames = true;
+		fd->shim.log = &fd->frames.ranges;
+		walk(fd, &fd->frames, PS_DETAIL_PAGES, false, &wf);
+		fd->shim.log = NULL;
+		if (wf.rc < 0)
+			die(fd->path, "the clean dump's frames do not walk");
+		check(&wf, fd->frames.pid, NULL, NULL);
+		fprintf(stderr, "fuzz_dump_walk: %s: the frame pass (with pid %" PRIu64 ") read %zu ranges, wrote %zu "
+			"bytes of records\n", fd->path, fd->frames.pid, fd->frames.ranges.n, wf.outlen);
+		free(wf.out);
+		dedupe(&fd->frames.ranges);
+		self_test(fd, &fd->frames);
+	} else {
+		self_test(fd, &fd->c[fd->nchoices > 1 ? 1 : 0]);
+	}
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -424,6 +450,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
 	devnull = fopen("/dev/null", "w");
+	frames_only = getenv("PAGESLEUTH_FUZZ_FRAMES") && *getenv("PAGESLEUTH_FUZZ_FRAMES") == '1';
 	const char *list = getenv("PAGESLEUTH_FUZZ_DUMPS");
 	char *copy = list ? strdup(list) : NULL, *save = NULL;
 	for (char *p = copy ? strtok_r(copy, ":", &save) : NULL; p && ndumps < MAX_DUMPS;
@@ -441,7 +468,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t opt = size > 0 ? data[0] : 0, which = size > 1 ? data[1] : 0;
 	struct fdump *fd = &dumps[(opt & 7) % ndumps];
 	/* Every process (slow: the counters, the log, all processes) only on 0xff. */
-	const struct choice *c = &fd->c[which == 0xff || fd->nchoices == 1 ? 0 : 1 + which % (fd->nchoices - 1)];
+	const struct choice *c = frames_only ? &fd->frames
+				: &fd->c[which == 0xff || fd->nchoices == 1 ? 0 : 1 + which % (fd->nchoices - 1)];
 	data += size > 2 ? 2 : size;
 	size -= size > 2 ? 2 : size;
 	struct shim *s = &fd->shim;
@@ -468,7 +496,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fputc('\n', stderr);
 	}
 	struct walk_facts wf;
-	walk(fd, c->pid, (enum ps_walk_detail)(((opt >> 3) & 3) % 3), opt & 0x20, &wf);
+	walk(fd, c, (enum ps_walk_detail)(((opt >> 3) & 3) % 3), opt & 0x20, &wf);
 	if (wf.rc >= 0)
 		check(&wf, c->pid, NULL, NULL);
 	free(wf.out);

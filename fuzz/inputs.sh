@@ -13,6 +13,9 @@
 #            BTF, ppc32 e500 ELF with its profile), patches over the bytes a clean walk
 #            read: task_structs, mms, maple nodes, VMAs, page tables, struct pages, the
 #            counters' and log's objects (fuzz_dump_walk.c)
+#   dump-frames  the same dumps and harness, every input the pass over every frame of RAM
+#            (with the first process alone): patches over the struct pages of all of RAM,
+#            the slab caches and whatever else that pass read (PAGESLEUTH_FUZZ_FRAMES=1)
 # for SECONDS (default 20), or until RUNS inputs have run. Seeds: fuzz/corpus/KIND. The
 # corpus grows in a copy, or in $PAGESLEUTH_FUZZ_CORPUS/KIND when that is set (a long
 # campaign resumed across runs). The last line says how many inputs ran ("KIND: N runs").
@@ -23,7 +26,7 @@
 # B: build directory (default /tmp/pagesleuth-fuzz), as in the Makefile.
 set -eu
 cd "$(dirname "$0")/.."
-kind=${1:?usage: fuzz/inputs.sh rules|lackey|profile|sysmap|btf|dump-headers|dump-walk [SECONDS [RUNS]]}
+kind=${1:?usage: fuzz/inputs.sh rules|lackey|profile|sysmap|btf|dump-headers|dump-walk|dump-frames [SECONDS [RUNS]]}
 secs=${2:-20}
 runs=${3:--1}
 B=${B:-/tmp/pagesleuth-fuzz}
@@ -36,6 +39,7 @@ dump-headers) harness=fuzz_dump_header max_len=512 ;;
 # A walk of every process costs 10-40 times one of a single process: inputs are scheduled by
 # their speed as well (290 instead of 167 runs/s on the same corpus).
 dump-walk) harness=fuzz_dump_walk max_len=512 extra=-entropic_scale_per_exec_time=1 ;;
+dump-frames) harness=fuzz_dump_walk max_len=512 ;;
 *) echo "fuzz/inputs.sh: unknown kind '$kind'" >&2; exit 2 ;;
 esac
 make -s B="$B" "$B/fuzz/$harness"
@@ -91,7 +95,8 @@ elif [ "$kind" = dump-headers ]; then
 	for i in 0 1 2 3; do printf "\\$(printf %o "$i")" >"$seeds/$i"; done
 	# and the inputs of past findings (fuzz/corpus/dump-headers), replayed at the start.
 	find fuzz/corpus/dump-headers -type f ! -name README -exec cp {} "$seeds"/ \;
-elif [ "$kind" = dump-walk ]; then
+elif [ "$kind" = dump-walk ] || [ "$kind" = dump-frames ]; then
+	[ "$kind" = dump-frames ] && export PAGESLEUTH_FUZZ_FRAMES=1
 	. tests/cases/lib/fixtures.sh
 	dumps=
 	for fd in x86_64:kdump-d31.kdump arm64:qemu.elf ppc32-e500-64pte:qemu.elf=fuzz/corpus/profile/ppc32-e500-64pte; do
