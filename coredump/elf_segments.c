@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_PHDRS 65535u
+#define PN_XNUM 0xffffu
 #define MAX_NOTE_BYTES (16u << 20)
 #define PT_LOAD 1
 #define PT_NOTE 4
@@ -47,6 +47,55 @@ static uint64_t load(const unsigned char *p, unsigned size, bool be)
 }
 
 
+bool ps_elf_counts(int fd, const unsigned char *h, uint64_t file_size, uint64_t *phnum,
+		   uint64_t *shnum)
+{
+	bool is64 = h[4] == 2, be = h[5] == 2;
+	uint64_t shoff = is64 ? load(h + 40, 8, be) : load(h + 32, 4, be);
+	*phnum = load(h + (is64 ? 56 : 44), 2, be);
+	*shnum = load(h + (is64 ? 60 : 48), 2, be);
+	if (shoff == 0 || (*shnum != 0 && *phnum != PN_XNUM))
+		return true;
+	/* As libkdumpfile 0.5.1 reads them too (elfdump.c init_elf64). */
+	unsigned need = is64 ? 64 : 40;
+	unsigned char sh[64];
+	if (shoff > file_size || need > file_size - shoff || ps_pread_full(fd, sh, need, shoff) != 1)
+		return false;
+	if (*shnum == 0)
+		*shnum = is64 ? load(sh + 32, 8, be) : load(sh + 20, 4, be);
+	if (*shnum > 0 && *phnum == PN_XNUM)
+		*phnum = load(sh + (is64 ? 44 : 28), 4, be);
+	return true;
+}
+
+void ps_elf_table_init(struct ps_elf_table *t, int fd, uint64_t off, uint64_t n, unsigned entsize)
+{
+	t->fd = fd, t->off = off, t->n = n, t->entsize = entsize;
+	t->buf_first = t->buf_n = 0;
+}
+
+const unsigned char *ps_elf_table_entry(struct ps_elf_table *t, uint64_t i, unsigned need)
+{
+	if (i >= t->n || need > t->entsize)
+		return NULL;
+	if (i < t->buf_first || i >= t->buf_first + t->buf_n) {
+		uint64_t fit = sizeof t->buf / t->entsize;
+		if (fit == 0) { /* an entry larger than the buffer: the bytes needed alone */
+			t->buf_n = 0;
+			return ps_pread_full(t->fd, t->buf, need, t->off + i * t->entsize) == 1 ? t->buf : NULL;
+		}
+		uint64_t n = t->n - i < fit ? t->n - i : fit;
+		/* the last entry needs only NEED bytes: a table may end right after them */
+		size_t len = (size_t)((n - 1) * t->entsize + need);
+		if (ps_pread_full(t->fd, t->buf, len, t->off + i * t->entsize) != 1) {
+			t->buf_n = 0;
+			return NULL;
+		}
+		t->buf_first = i, t->buf_n = n;
+	}
+	return t->buf + (i - t->buf_first) * t->entsize;
+}
+
 static int by_paddr(const void *a, const void *b)
 {
 	const struct segment *x = a, *y = b;
@@ -81,21 +130,25 @@ struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **
 	s->machine = (unsigned)load(h + 18, 2, be);
 	uint64_t phoff = s->is64 ? load(h + 32, 8, be) : load(h + 28, 4, be);
 	unsigned phentsize = (unsigned)load(h + (s->is64 ? 54 : 42), 2, be);
-	unsigned phnum = (unsigned)load(h + (s->is64 ? 56 : 44), 2, be);
+	uint64_t phnum, shnum;
 	unsigned need = s->is64 ? 56 : 32;
-	if (phnum == 0 || phnum > MAX_PHDRS || phentsize < need || phoff > file_size ||
-	    (uint64_t)phnum * phentsize > file_size - phoff) {
+	if (!ps_elf_counts(fd, h, file_size, &phnum, &shnum) || phnum == 0 || phentsize < need ||
+	    phoff > file_size || phnum > (file_size - phoff) / phentsize) {
 		ps_set_err(err, "its program header table does not lie within the file");
 		goto fail;
 	}
 	s->seg = calloc(phnum, sizeof *s->seg);
-	if (!s->seg) {
+	struct ps_elf_table *tab = malloc(sizeof *tab);
+	if (!s->seg || !tab) {
+		free(tab);
 		ps_set_err(err, "out of memory");
 		goto fail;
 	}
-	for (unsigned i = 0; i < phnum; i++) {
-		unsigned char ph[56];
-		if (ps_pread_full(fd, ph, need, phoff + (uint64_t)i * phentsize) != 1) {
+	ps_elf_table_init(tab, fd, phoff, phnum, phentsize);
+	for (uint64_t i = 0; i < phnum; i++) {
+		const unsigned char *ph = ps_elf_table_entry(tab, i, need);
+		if (!ph) {
+			free(tab);
 			ps_set_err(err, "its program header table cannot be read");
 			goto fail;
 		}
@@ -119,7 +172,8 @@ struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **
 		if (type != PT_LOAD || g.memsz == 0)
 			continue;
 		if (g.filesz > g.memsz || g.paddr + g.memsz < g.paddr) {
-			ps_set_err(err, "program header %u: a PT_LOAD with p_filesz > p_memsz or "
+			free(tab);
+			ps_set_err(err, "program header %" PRIu64 ": a PT_LOAD with p_filesz > p_memsz or "
 				     "wrapping addresses", i);
 			goto fail;
 		}
@@ -132,6 +186,7 @@ struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **
 		}
 		s->seg[s->nseg++] = g;
 	}
+	free(tab);
 	qsort(s->seg, s->nseg, sizeof *s->seg, by_paddr);
 	if (!s->missing)
 		ps_mapped_file_map(&s->map, fd, file_size);

@@ -18,6 +18,28 @@
 
 struct ps_elf_segments;
 
+/* The program and section header counts of the ELF file open at FD (FILE_SIZE bytes) whose
+ * header (64 bytes, 52 for ELF32) is HEAD, with the gABI's extended numbering: e_phnum
+ * PN_XNUM (0xffff) means the count is section 0's sh_info (makedumpfile writes an ELF dump
+ * of more segments so), e_shnum 0 with a section table means it is section 0's sh_size.
+ * false when section 0 is needed and cannot be read. Neither count is checked against the
+ * file here. */
+bool ps_elf_counts(int fd, const unsigned char *head, uint64_t file_size, uint64_t *phnum,
+		   uint64_t *shnum);
+
+/* Entries of a table in a file (program or section headers), read 64 KiB at a time. */
+struct ps_elf_table {
+	int fd;
+	uint64_t off;       /* of entry 0 */
+	uint64_t n;         /* entries */
+	unsigned entsize;
+	unsigned char buf[1 << 16];
+	uint64_t buf_first, buf_n; /* entries held in buf */
+};
+void ps_elf_table_init(struct ps_elf_table *t, int fd, uint64_t off, uint64_t n, unsigned entsize);
+/* NEED (at most ENTSIZE) bytes of entry I, or NULL when they cannot be read. */
+const unsigned char *ps_elf_table_entry(struct ps_elf_table *t, uint64_t i, unsigned need);
+
 /* Read the header and program headers of the ELF file open at FD (FILE_SIZE bytes), in the
  * byte order the header claims. NULL and *err ("reason") when it is not usable. */
 struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **err);

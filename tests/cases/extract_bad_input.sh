@@ -569,6 +569,45 @@ PY2
 else
 	bad "load-wraps: cannot make the copy of $X86"
 fi
+# 17. ELF extended numbering (gABI): e_phnum PN_XNUM (0xffff) says section 0's sh_info holds
+#     the program header count (makedumpfile writes ELF dumps of more than 65,534 segments
+#     so), e_shnum 0 with a section table says section 0's sh_size holds the section count.
+#     - the x86_64 ELF rewritten so (e_phnum 0xffff, sh_info 3): the same records as the
+#       original (its segments were read as 65,535 program headers and the dump refused);
+#     - e_shnum 0 and sh_size 10^8 (found from a slow fuzz_dump_header unit): libkdumpfile
+#       0.5.1 allocated and read 10^8 section headers, 53 s and 2.4 GB, exit 0; refused at
+#       open with one line, as is e_phnum 0xffff with sh_info 2 x 10^7.
+xnum() { # COPY E_PHNUM E_SHNUM SH_SIZE SH_INFO (empty: unchanged)
+	python3 - "$X86" "$@" <<'PY3'
+import shutil, struct, sys
+src, dst, phnum, shnum, size, info = sys.argv[1:7]
+shutil.copyfile(src, dst)
+with open(dst, "r+b") as f:
+    shoff = struct.unpack_from("<Q", f.read(64), 40)[0]
+    for at, fmt, v in ((56, "<H", phnum), (60, "<H", shnum), (shoff + 32, "<Q", size), (shoff + 44, "<I", info)):
+        if v:
+            f.seek(at)
+            f.write(struct.pack(fmt, int(v)))
+PY3
+}
+if xnum "$T/xnum.elf" 65535 "" "" 3; then
+	expect xnum-valid 0 "" -- "$T/xnum.elf"
+	"$BIN" extract "$X86" -o "$T/xnum-orig.rec" 2>/dev/null ||
+		bad "xnum-valid: the original does not extract"
+	cmp -s <(sed 's/ dump=[^ ]*//' "$T/xnum-valid.rec") <(sed 's/ dump=[^ ]*//' "$T/xnum-orig.rec") ||
+		bad "xnum-valid: the records differ from the original's (the dump's name aside)"
+	xnum "$T/xnum.elf" "" 0 100000000 ""
+	expect xnum-sections 2 "xnum.elf" -- "$T/xnum.elf"
+	grep -q "its section header table does not lie within the file" "$T/xnum-sections.err" ||
+		bad "xnum-sections: $(head -1 "$T/xnum-sections.err")"
+	xnum "$T/xnum.elf" 65535 "" "" 20000000
+	expect xnum-phdrs 2 "xnum.elf" -- "$T/xnum.elf"
+	grep -q "its program header table does not lie within the file" "$T/xnum-phdrs.err" ||
+		bad "xnum-phdrs: $(head -1 "$T/xnum-phdrs.err")"
+	rm -f "$T/xnum.elf" "$T/xnum-orig.rec"
+else
+	bad "xnum: cannot make the copy of $X86"
+fi
 # 11. An empty snapshot (a pid the dump does not have) through every analysis, under ASan and
 #    UBSan (issue 20: qsort(NULL, 0, ...) aborted `report`): exit 1 (partial), no report.
 if "$BIN" extract "$X86D1" -p 99999 -o "$T/empty.rec" 2>/dev/null; [ $? -eq 1 ]; then
