@@ -20,6 +20,7 @@
 
 struct segment {
 	uint64_t paddr, filesz, memsz, offset;
+	uint64_t stored; /* of the filesz bytes, those the file holds (less when it is cut short) */
 };
 
 struct ps_elf_segments {
@@ -177,13 +178,11 @@ struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **
 				     "wrapping addresses", i);
 			goto fail;
 		}
-		/* A truncated file: what lies past its end is not in the dump. */
+		/* A truncated file: what lies past its end is not in the dump (NODATA, not
+		 * filtered); the part beyond p_filesz is still filtered. */
 		uint64_t avail = g.offset < file_size ? file_size - g.offset : 0;
-		if (g.filesz > avail) {
-			s->missing += g.filesz - avail;
-			g.memsz = avail; /* the rest reads as NODATA, not as filtered */
-			g.filesz = avail;
-		}
+		g.stored = g.filesz < avail ? g.filesz : avail;
+		s->missing += g.filesz - g.stored;
 		s->seg[s->nseg++] = g;
 	}
 	free(tab);
@@ -303,12 +302,19 @@ static const struct segment *find(struct ps_elf_segments *s, uint64_t paddr)
 	return g;
 }
 
-enum ps_read_status ps_elf_segments_status(struct ps_elf_segments *s, uint64_t paddr)
+/* PADDR in segment G (NULL: in none): the file's bytes, cut off by the end of the file,
+ * or filtered (beyond p_filesz, zeros by ELF's rule). */
+static enum ps_read_status in_segment(const struct segment *g, uint64_t paddr)
 {
-	const struct segment *g = find(s, paddr);
 	if (!g)
 		return PS_READ_NODATA;
-	return paddr - g->paddr < g->filesz ? PS_READ_OK : PS_READ_EXCLUDED;
+	uint64_t off = paddr - g->paddr;
+	return off < g->stored ? PS_READ_OK : off < g->filesz ? PS_READ_NODATA : PS_READ_EXCLUDED;
+}
+
+enum ps_read_status ps_elf_segments_status(struct ps_elf_segments *s, uint64_t paddr)
+{
+	return in_segment(find(s, paddr), paddr);
 }
 
 enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t paddr, void *buf,
@@ -317,13 +323,12 @@ enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t pad
 	unsigned char *out = buf;
 	while (len > 0) {
 		const struct segment *g = find(s, paddr);
-		enum ps_read_status st = !g ? PS_READ_NODATA
-				       : paddr - g->paddr < g->filesz ? PS_READ_OK : PS_READ_EXCLUDED;
+		enum ps_read_status st = in_segment(g, paddr);
 		if (st != PS_READ_OK) {
 			memset(out, 0, len);
 			return st;
 		}
-		uint64_t in_seg = g->filesz - (paddr - g->paddr);
+		uint64_t in_seg = g->stored - (paddr - g->paddr);
 		size_t chunk = in_seg < len ? (size_t)in_seg : len;
 		uint64_t off = g->offset + (paddr - g->paddr);
 		bool copied = ps_mapped_file_has(&s->map, off, chunk) &&
@@ -347,7 +352,7 @@ uint64_t ps_elf_segments_next(const struct ps_elf_segments *s, uint64_t paddr)
 {
 	for (size_t i = 0; i < s->nseg; i++) { /* sorted by paddr */
 		const struct segment *g = &s->seg[i];
-		if (g->filesz == 0 || (paddr >= g->paddr && paddr - g->paddr >= g->filesz))
+		if (g->stored == 0 || (paddr >= g->paddr && paddr - g->paddr >= g->stored))
 			continue;
 		return paddr >= g->paddr ? paddr : g->paddr;
 	}
