@@ -21,6 +21,11 @@
 struct segment {
 	uint64_t paddr, filesz, memsz, offset;
 	uint64_t stored; /* of the filesz bytes, those the file holds (less when it is cut short) */
+	/* For ps_elf_segments_next, once sorted: the highest paddr + stored of this segment and
+	 * those before it, and the index of the first segment from this one on with stored
+	 * bytes (nseg: none). */
+	uint64_t reach;
+	size_t next_stored;
 };
 
 struct ps_elf_segments {
@@ -187,6 +192,19 @@ struct ps_elf_segments *ps_elf_segments_open(int fd, uint64_t file_size, char **
 	}
 	free(tab);
 	qsort(s->seg, s->nseg, sizeof *s->seg, by_paddr);
+	uint64_t reach = 0;
+	for (size_t i = 0; i < s->nseg; i++) {
+		struct segment *g = &s->seg[i];
+		uint64_t end = g->paddr + g->stored; /* no wrap: p_paddr + p_memsz was checked */
+		if (end > reach)
+			reach = end;
+		g->reach = reach;
+	}
+	for (size_t i = s->nseg, next = s->nseg; i-- > 0;) {
+		if (s->seg[i].stored)
+			next = i;
+		s->seg[i].next_stored = next;
+	}
 	if (!s->missing)
 		ps_mapped_file_map(&s->map, fd, file_size);
 	return s;
@@ -350,11 +368,20 @@ enum ps_read_status ps_elf_segments_read(struct ps_elf_segments *s, uint64_t pad
 
 uint64_t ps_elf_segments_next(const struct ps_elf_segments *s, uint64_t paddr)
 {
-	for (size_t i = 0; i < s->nseg; i++) { /* sorted by paddr */
-		const struct segment *g = &s->seg[i];
-		if (g->stored == 0 || (paddr >= g->paddr && paddr - g->paddr >= g->stored))
-			continue;
-		return paddr >= g->paddr ? paddr : g->paddr;
+	/* The segments starting at or below PADDR: one of them holds it if the furthest any of
+	 * them reaches is above it. Else the first later segment that holds bytes. A binary
+	 * search: a scan calls this per step, and a dump may have 10^5 segments. */
+	size_t lo = 0, hi = s->nseg;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->seg[mid].paddr <= paddr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return UINT64_MAX;
+	if (lo > 0 && s->seg[lo - 1].reach > paddr)
+		return paddr;
+	if (lo == s->nseg || s->seg[lo].next_stored == s->nseg)
+		return UINT64_MAX;
+	return s->seg[s->seg[lo].next_stored].paddr;
 }
