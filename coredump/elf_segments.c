@@ -294,14 +294,9 @@ char *ps_elf_segments_vmcoreinfo(const struct ps_elf_segments *s, size_t *len)
 	return text;
 }
 
-/* The segment holding PADDR, or NULL. */
-static const struct segment *find(struct ps_elf_segments *s, uint64_t paddr)
+/* How many segments (sorted by paddr) start at or below PADDR. */
+static size_t starting_at_or_below(const struct ps_elf_segments *s, uint64_t paddr)
 {
-	/* The search's answer too: the last segment starting at or below PADDR. */
-	size_t k = s->last;
-	if (k < s->nseg && paddr - s->seg[k].paddr < s->seg[k].memsz &&
-	    (k + 1 == s->nseg || paddr < s->seg[k + 1].paddr))
-		return &s->seg[k];
 	size_t lo = 0, hi = s->nseg;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -310,6 +305,18 @@ static const struct segment *find(struct ps_elf_segments *s, uint64_t paddr)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The segment holding PADDR, or NULL. */
+static const struct segment *find(struct ps_elf_segments *s, uint64_t paddr)
+{
+	/* The search's answer too: the last segment starting at or below PADDR. */
+	size_t k = s->last;
+	if (k < s->nseg && paddr - s->seg[k].paddr < s->seg[k].memsz &&
+	    (k + 1 == s->nseg || paddr < s->seg[k + 1].paddr))
+		return &s->seg[k];
+	size_t lo = starting_at_or_below(s, paddr);
 	/* Overlapping segments are not expected; take the last one starting at or below. */
 	if (lo == 0)
 		return NULL;
@@ -371,14 +378,7 @@ uint64_t ps_elf_segments_next(const struct ps_elf_segments *s, uint64_t paddr)
 	/* The segments starting at or below PADDR: one of them holds it if the furthest any of
 	 * them reaches is above it. Else the first later segment that holds bytes. A binary
 	 * search: a scan calls this per step, and a dump may have 10^5 segments. */
-	size_t lo = 0, hi = s->nseg;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->seg[mid].paddr <= paddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = starting_at_or_below(s, paddr);
 	if (lo > 0 && s->seg[lo - 1].reach > paddr)
 		return paddr;
 	if (lo == s->nseg || s->seg[lo].next_stored == s->nseg)
