@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libkdumpfile/kdumpfile.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,8 @@ struct ps_dump {
 	 * at a time. */
 	uint32_t kd_block_size;
 	uint64_t kd_ram_bitmap_off, kd_ram_bitmap_len, kd_desc_off;
+	uint64_t kd_ndesc;    /* page descriptors: pages in the dumped-pages bitmap */
+	uint64_t kd_cut_desc; /* the first descriptor past where the file is cut, else UINT64_MAX */
 	unsigned char *ram_block;
 	uint64_t ram_block_off; /* UINT64_MAX: nothing cached */
 
@@ -785,6 +788,7 @@ static void check_kdump_truncation(struct ps_dump *d, uint64_t file_size)
 		return;
 	uint64_t ndesc = 0;
 	for_each_file_run(d, count_run, &ndesc);
+	d->kd_ndesc = ndesc;
 	if (ndesc == 0)
 		return;
 	/* The last descriptor that is not a shared zero page tells whether anything is cut
@@ -822,6 +826,7 @@ static void check_kdump_truncation(struct ps_dump *d, uint64_t file_size)
 		return;
 	if (!add_trunc(d, q.pfn << d->kd_page_shift, UINT64_MAX))
 		return;
+	d->kd_cut_desc = hi;
 	sort_trunc(d);
 	warn(d, "truncated kdump file: %" PRIu64 " of %" PRIu64 " dumped pages lie past the end "
 		"of the file (from physical address 0x%" PRIx64 "); they read as not in the dump",
@@ -838,69 +843,51 @@ static void check_kdump_truncation(struct ps_dump *d, uint64_t file_size)
  * descriptor"), never a call into libkdumpfile. The rule is ps_kdump_desc_problem's
  * (kdump_pages.h), which also checks each descriptor pagesleuth reads itself. */
 
-struct desc_scan {
-	struct ps_dump *d;
-	uint64_t file_size, index, ndesc;
-	unsigned char *buf;
-	uint64_t buf_first, buf_n; /* descriptors held in buf */
-	uint64_t first_bad_pfn, first_bad_size, first_bad_flags, first_bad_at;
-	uint64_t nbad;
-	bool failed;
+/* A descriptor found bad: its number (file order), and what it says. */
+struct bad_desc_note {
+	uint64_t index;
+	uint32_t size, flags;
 };
 
-/* Descriptor INDEX, of frame PFN, says SIZE bytes with FLAGS and cannot be right: list its
- * page as bad, unless it lies where the file is cut short. true: stop the scan. */
-static bool note_bad_desc(struct desc_scan *q, uint64_t pfn, uint64_t index, uint64_t size,
-			  uint64_t flags)
-{
-	struct ps_dump *d = q->d;
-	uint64_t pa = pfn << d->kd_page_shift;
-	if (in_trunc(d, pa))
-		return false;
-	if (q->nbad++ == 0)
-		q->first_bad_pfn = pfn, q->first_bad_size = size, q->first_bad_flags = flags,
-		q->first_bad_at = d->kd_desc_off + index * 24;
-	if (d->nbad_desc >= (1u << 20)) {
-		q->failed = true; /* too many to list: the whole file is suspect */
-		return true;
-	}
-	uint64_t *nb = d->nbad_desc % 1024 ? d->bad_desc
-		       : realloc(d->bad_desc, (d->nbad_desc + 1024) * sizeof *nb);
-	if (!nb) {
-		q->failed = true;
-		return true;
-	}
-	d->bad_desc = nb;
-	d->bad_desc[d->nbad_desc++] = pfn;
-	return false;
-}
+#define BAD_DESC_MAX (UINT64_C(1) << 20) /* more: the whole file is suspect */
 
-static bool scan_desc_run(void *arg, uint64_t first, uint64_t end)
+/* One thread's share of the check: descriptors FIRST .. END - 1, read DESC_CHUNK at a time.
+ * Reads D only (any thread); what it finds goes to NOTES, at most BAD_DESC_MAX + 1 of them
+ * (one more than the open accepts), stopping at the end of the file. */
+#define DESC_CHUNK 4096u
+
+struct desc_share {
+	const struct ps_dump *d;
+	uint64_t file_size, first, end;
+	struct bad_desc_note *notes;
+	size_t nnotes;
+	bool failed; /* out of memory */
+};
+
+static void *scan_desc_share(void *arg)
 {
-	struct desc_scan *q = arg;
-	struct ps_dump *d = q->d;
-	enum { CHUNK = 4096 };
+	struct desc_share *q = arg;
+	const struct ps_dump *d = q->d;
 	const bool swap = d->target.big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	const uint32_t block = d->kd_page_size;
-	for (uint64_t pfn = first; pfn < end;) {
-		if (q->index < q->buf_first || q->index >= q->buf_first + q->buf_n) {
-			uint64_t at = d->kd_desc_off + q->index * 24;
-			if (at >= q->file_size)
-				return true; /* the rest is past the end: check_kdump_truncation's */
-			uint64_t n = (q->file_size - at) / 24;
-			if (n > CHUNK)
-				n = CHUNK;
-			if (n == 0 || ps_pread_full(d->fd, q->buf, (size_t)n * 24, at) != 1)
-				return true;
-			q->buf_first = q->index, q->buf_n = n;
-		}
-		/* The descriptors buffered for this run, in one tight loop (the open's check of
-		 * every descriptor is a fixed cost of every extraction). */
-		uint64_t held = q->buf_first + q->buf_n - q->index;
-		uint64_t n = end - pfn < held ? end - pfn : held;
-		const unsigned char *p = q->buf + (q->index - q->buf_first) * 24;
+	unsigned char *buf = malloc(DESC_CHUNK * 24);
+	if (!buf) {
+		q->failed = true;
+		return NULL;
+	}
+	for (uint64_t index = q->first; index < q->end;) {
+		uint64_t at = d->kd_desc_off + index * 24;
+		if (at >= q->file_size)
+			break; /* the rest is past the end: check_kdump_truncation's */
+		uint64_t n = (q->file_size - at) / 24;
+		n = n < DESC_CHUNK ? n : DESC_CHUNK;
+		n = n < q->end - index ? n : q->end - index;
+		if (n == 0 || ps_pread_full(d->fd, buf, (size_t)n * 24, at) != 1)
+			break;
+		/* One tight loop (the open's check of every descriptor is a fixed cost of every
+		 * extraction): memcpy and a byte swap, not a byte loop. */
+		const unsigned char *p = buf;
 		for (uint64_t i = 0; i < n; i++, p += 24) {
-			/* memcpy and a byte swap: the byte loop of load_uint was most of the scan */
 			uint64_t off;
 			uint32_t size32, flags32;
 			memcpy(&off, p, 8);
@@ -911,40 +898,125 @@ static bool scan_desc_run(void *arg, uint64_t first, uint64_t end)
 				size32 = __builtin_bswap32(size32);
 				flags32 = __builtin_bswap32(flags32);
 			}
-			if (__builtin_expect(ps_kdump_desc_problem(off, size32, flags32, block, q->file_size) != NULL, 0) &&
-			    note_bad_desc(q, pfn + i, q->index + i, size32, flags32))
-				return true;
+			if (__builtin_expect(ps_kdump_desc_problem(off, size32, flags32, block, q->file_size) == NULL, 1))
+				continue;
+			if (q->nnotes > BAD_DESC_MAX) /* already one too many */
+				break;
+			if (q->nnotes % 1024 == 0) {
+				struct bad_desc_note *nn = realloc(q->notes, (q->nnotes + 1024) * sizeof *nn);
+				if (!nn) {
+					q->failed = true;
+					break;
+				}
+				q->notes = nn;
+			}
+			q->notes[q->nnotes++] = (struct bad_desc_note){ index + i, size32, flags32 };
 		}
-		pfn += n;
-		q->index += n;
+		index += n;
 	}
-	return false;
+	free(buf);
+	return NULL;
 }
 
-/* 0, or -1 when the descriptors cannot be trusted as a whole (then *err says why). */
+/* The bad descriptors, in file order, given their page frames: d->bad_desc. */
+struct desc_merge {
+	struct ps_dump *d;
+	const struct bad_desc_note *next, *end; /* the notes not yet placed */
+	uint64_t index;                          /* the descriptor of the run's first frame */
+	uint64_t nbad, first_bad_pfn, first_bad_size, first_bad_flags, first_bad_at;
+	bool failed;
+};
+
+static bool place_bad_desc(void *arg, uint64_t first, uint64_t end)
+{
+	struct desc_merge *m = arg;
+	struct ps_dump *d = m->d;
+	for (; m->next < m->end && m->next->index < m->index + (end - first); m->next++) {
+		uint64_t pfn = first + (m->next->index - m->index);
+		if (m->nbad++ == 0)
+			m->first_bad_pfn = pfn, m->first_bad_size = m->next->size,
+			m->first_bad_flags = m->next->flags,
+			m->first_bad_at = d->kd_desc_off + m->next->index * 24;
+		uint64_t *nb = d->nbad_desc >= BAD_DESC_MAX ? NULL
+			       : d->nbad_desc % 1024 ? d->bad_desc
+			       : realloc(d->bad_desc, (d->nbad_desc + 1024) * sizeof *nb);
+		if (!nb) {
+			m->failed = true; /* too many to list, or no memory: the file is refused */
+			return true;
+		}
+		d->bad_desc = nb;
+		d->bad_desc[d->nbad_desc++] = pfn;
+	}
+	m->index += end - first;
+	return m->next == m->end;
+}
+
+/* 0, or -1 when the descriptors cannot be trusted as a whole (then *err says why).
+ * Descriptors from the first one check_kdump_truncation found cut are not looked at: their
+ * pages read as not in the dump. The scan is shared with the CPUs the process may also run
+ * on (ps_helper_threads): on the 2.5 GiB bench kdump, 655,000 descriptors, 15.7 MB. */
 static int check_kdump_descriptors(struct ps_dump *d, uint64_t file_size, char **err)
 {
 	if (!d->kd_block_size || !d->file_map || !d->kd_page_size)
 		return 0;
-	struct desc_scan q = { .d = d, .file_size = file_size };
-	if (!(q.buf = malloc(4096 * 24)))
+	uint64_t ndesc = d->kd_ndesc < d->kd_cut_desc ? d->kd_ndesc : d->kd_cut_desc;
+	enum { MAX_SHARES = 4, MIN_SHARE = 65536 };
+	unsigned nshares = 1, helpers = ps_helper_threads(MAX_SHARES - 1);
+	while (nshares <= helpers && ndesc / (nshares + 1) >= MIN_SHARE)
+		nshares++;
+	struct desc_share share[MAX_SHARES];
+	pthread_t thread[MAX_SHARES];
+	bool started[MAX_SHARES] = { false };
+	uint64_t per = ndesc / nshares;
+	for (unsigned i = 0; i < nshares; i++) {
+		share[i] = (struct desc_share){ .d = d, .file_size = file_size, .first = i * per,
+						.end = i + 1 < nshares ? (i + 1) * per : ndesc };
+		started[i] = i > 0 && pthread_create(&thread[i], NULL, scan_desc_share, &share[i]) == 0;
+	}
+	bool failed = false;
+	for (unsigned i = 0; i < nshares; i++) {
+		if (started[i])
+			pthread_join(thread[i], NULL);
+		else
+			scan_desc_share(&share[i]); /* the calling thread's, or one that did not start */
+		failed = failed || share[i].failed;
+	}
+	/* The notes in file order, one share after the other; placed on their frames. */
+	size_t nnotes = 0;
+	for (unsigned i = 0; i < nshares; i++)
+		nnotes += share[i].nnotes;
+	struct bad_desc_note *notes = !failed && nnotes ? malloc(nnotes * sizeof *notes) : NULL;
+	struct desc_merge m = { .d = d };
+	if (nnotes && !notes) {
+		failed = true;
+	} else if (!failed && nnotes) {
+		size_t at = 0;
+		for (unsigned i = 0; i < nshares; i++) {
+			memcpy(notes + at, share[i].notes, share[i].nnotes * sizeof *notes);
+			at += share[i].nnotes;
+		}
+		m.next = notes, m.end = notes + nnotes;
+		for_each_file_run(d, place_bad_desc, &m);
+	}
+	for (unsigned i = 0; i < nshares; i++)
+		free(share[i].notes);
+	free(notes);
+	if (failed) /* out of memory: no check, as before any was made */
 		return 0;
-	for_each_file_run(d, scan_desc_run, &q);
-	free(q.buf);
-	if (q.failed) {
+	if (m.failed) {
 		ps_set_err(err, "%s: corrupt kdump file: %s page descriptors are invalid (the first, "
 			   "of page frame 0x%" PRIx64 ", says %" PRIu64 " bytes with flags 0x%" PRIx64 ")",
-			   d->path, d->nbad_desc >= (1u << 20) ? "more than 2^20" : "too many",
-			   q.first_bad_pfn, q.first_bad_size, q.first_bad_flags);
+			   d->path, d->nbad_desc >= BAD_DESC_MAX ? "more than 2^20" : "too many",
+			   m.first_bad_pfn, m.first_bad_size, m.first_bad_flags);
 		return -1;
 	}
-	if (q.nbad)
+	if (m.nbad)
 		warn(d, "corrupt kdump file: %" PRIu64 " page descriptor%s invalid (the first, of page "
 			"frame 0x%" PRIx64 " at file offset %" PRIu64 ", says %" PRIu64 " bytes with flags "
 			"0x%" PRIx64 " for a %" PRIu32 "-byte page); %s not read",
-		     q.nbad, q.nbad == 1 ? " is" : "s are", q.first_bad_pfn,
-		     q.first_bad_at, q.first_bad_size, q.first_bad_flags, d->kd_page_size,
-		     q.nbad == 1 ? "that page is" : "those pages are");
+		     m.nbad, m.nbad == 1 ? " is" : "s are", m.first_bad_pfn,
+		     m.first_bad_at, m.first_bad_size, m.first_bad_flags, d->kd_page_size,
+		     m.nbad == 1 ? "that page is" : "those pages are");
 	return 0;
 }
 
@@ -1721,6 +1793,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	d->fd = -1;
 	d->dump_level = -1;
 	d->ram_block_off = UINT64_MAX;
+	d->kd_cut_desc = UINT64_MAX;
 
 	int in = open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <libdeflate.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,22 @@
 #define CACHE_MAX_BYTES (UINT64_C(64) << 20)
 #define RANK_SPAN_WORDS 8u /* one running count per 512 bitmap bits */
 
+/* A run of at least RUN_SPLIT_PAGES pages per thread (ps_kdump_pages_read_run) is shared
+ * with up to RUN_HELPERS more threads, when the process may run on more than one CPU: the
+ * start-up's BTF and kallsyms tables, 1,426 of the 1,889 pages the 2.5 GiB bench kdump's
+ * `-p 1` inflates, at ~11 us a page (the inflate and the fault on the page it lands in);
+ * starting a thread costs tens of microseconds. */
+#define RUN_SPLIT_PAGES 16u
+#define RUN_HELPERS 3u
+
+/* What one thread needs to take a page out of the file: its compressed data, and the
+ * decompressors (neither libdeflate's nor zstd's context may be shared between threads). */
+struct unpacker {
+	unsigned char *packed; /* one page's compressed data, out of the file */
+	struct libdeflate_decompressor *inflater;
+	ZSTD_DCtx *zstd;
+};
+
 struct ps_kdump_pages {
 	struct ps_kdump_layout l;
 	struct ps_mapped_file file; /* not mapped: pread */
@@ -44,10 +61,10 @@ struct ps_kdump_pages {
 	void *pool_map;
 	size_t pool_map_len;
 	uint8_t *lru;               /* per set: the way to replace next */
-	unsigned char *packed;      /* one page's compressed data, out of the file */
 
-	struct libdeflate_decompressor *inflater;
-	ZSTD_DCtx *zstd;
+	struct unpacker u;          /* the calling thread's */
+	struct unpacker helper[RUN_HELPERS]; /* set up at the first run shared with them */
+	unsigned nhelpers;          /* how many of them may run: the process's CPUs - 1 */
 	z_stream prefix_inflater;   /* for ps_kdump_pages_peek: set up at its first zlib page */
 	bool prefix_inflater_ready;
 	uint64_t decompressed, hits;
@@ -87,6 +104,23 @@ static unsigned char *slot_page(struct ps_kdump_pages *k, uint64_t slot)
 	return k->pool + (size_t)(k->home[slot] - 1) * k->l.block_size;
 }
 
+static bool unpacker_init(struct unpacker *u, uint32_t block_size)
+{
+	u->packed = malloc(block_size);
+	u->inflater = libdeflate_alloc_decompressor();
+	u->zstd = ZSTD_createDCtx();
+	return u->packed && u->inflater && u->zstd;
+}
+
+static void unpacker_fini(struct unpacker *u)
+{
+	free(u->packed);
+	if (u->inflater)
+		libdeflate_free_decompressor(u->inflater);
+	ZSTD_freeDCtx(u->zstd);
+	memset(u, 0, sizeof *u);
+}
+
 struct ps_kdump_pages *ps_kdump_pages_open(const struct ps_kdump_layout *l)
 {
 	struct ps_kdump_pages *k = calloc(1, sizeof *k);
@@ -111,15 +145,14 @@ struct ps_kdump_pages *ps_kdump_pages_open(const struct ps_kdump_layout *l)
 	k->lru = calloc(k->nslots / 2, 1);
 	k->home = calloc(k->nslots, sizeof *k->home);
 	map_pool(k);
-	k->packed = malloc(l->block_size);
-	k->inflater = libdeflate_alloc_decompressor();
-	k->zstd = ZSTD_createDCtx();
-	if (!k->rank || !k->tag || !k->lru || !k->home || !k->pool || !k->packed || !k->inflater || !k->zstd) {
+	bool unpacker_ready = unpacker_init(&k->u, l->block_size);
+	if (!k->rank || !k->tag || !k->lru || !k->home || !k->pool || !unpacker_ready) {
 		ps_kdump_pages_close(k);
 		return NULL;
 	}
 	/* Not mapped (no address space for it): fetch() preads. */
 	ps_mapped_file_map(&k->file, l->fd, l->file_size);
+	k->nhelpers = ps_helper_threads(RUN_HELPERS);
 	return k;
 }
 
@@ -134,12 +167,11 @@ void ps_kdump_pages_close(struct ps_kdump_pages *k)
 	free(k->home);
 	if (k->pool_map)
 		munmap(k->pool_map, k->pool_map_len);
-	free(k->packed);
-	if (k->inflater)
-		libdeflate_free_decompressor(k->inflater);
+	unpacker_fini(&k->u);
+	for (unsigned i = 0; i < RUN_HELPERS; i++)
+		unpacker_fini(&k->helper[i]);
 	if (k->prefix_inflater_ready)
 		inflateEnd(&k->prefix_inflater);
-	ZSTD_freeDCtx(k->zstd);
 	free(k);
 }
 
@@ -184,10 +216,11 @@ static const unsigned char *cached(struct ps_kdump_pages *k, uint64_t idx)
 
 static const char desc_past_end[] = "past the end of the file";
 
-/* Descriptor DI, checked, and its data into k->packed: NULL, or why not (with the
- * descriptor's file offset AT, SIZE, OFF and FLAGS for the message). */
-static const char *fetch_packed(struct ps_kdump_pages *k, uint64_t di, uint64_t *at,
-				uint64_t *size, uint64_t *off, uint64_t *flags)
+/* Descriptor DI, checked, and its data into U->packed: NULL, or why not (with the
+ * descriptor's file offset AT, SIZE, OFF and FLAGS for the message). Reads K only: any
+ * thread, with its own U. */
+static const char *fetch_packed(const struct ps_kdump_pages *k, struct unpacker *u, uint64_t di,
+				uint64_t *at, uint64_t *size, uint64_t *off, uint64_t *flags)
 {
 	*at = k->l.desc_off + di * DESC_SIZE;
 	*size = *off = *flags = 0;
@@ -199,22 +232,23 @@ static const char *fetch_packed(struct ps_kdump_pages *k, uint64_t di, uint64_t 
 	*size = load(desc + 8, 4, k->l.big_endian);
 	*flags = load(desc + 12, 4, k->l.big_endian);
 	const char *why = ps_kdump_desc_problem(*off, *size, *flags, k->l.block_size, k->l.file_size);
-	if (!why && !(*flags & (FLAG_LZO | FLAG_SNAPPY)) && !fetch(k, *off, k->packed, (size_t)*size))
+	if (!why && !(*flags & (FLAG_LZO | FLAG_SNAPPY)) && !fetch(k, *off, u->packed, (size_t)*size))
 		why = "its data cannot be read";
 	return why;
 }
 
-/* k->packed, SIZE bytes compressed with zlib or zstd (FLAGS), into PAGE: NULL, or why not. */
-static const char *unpack(struct ps_kdump_pages *k, uint64_t size, uint64_t flags, unsigned char *page)
+/* U->packed, SIZE bytes compressed with zlib or zstd (FLAGS), into PAGE: NULL, or why not. */
+static const char *unpack(const struct ps_kdump_pages *k, struct unpacker *u, uint64_t size,
+			  uint64_t flags, unsigned char *page)
 {
 	uint32_t bs = k->l.block_size;
 	if (flags & FLAG_ZLIB) {
 		size_t out = 0;
-		return libdeflate_zlib_decompress(k->inflater, k->packed, (size_t)size, page, bs, &out) ==
+		return libdeflate_zlib_decompress(u->inflater, u->packed, (size_t)size, page, bs, &out) ==
 				       LIBDEFLATE_SUCCESS && out == bs
 			       ? NULL : "zlib data does not inflate to a page";
 	}
-	size_t out = ZSTD_decompressDCtx(k->zstd, page, bs, k->packed, (size_t)size);
+	size_t out = ZSTD_decompressDCtx(u->zstd, page, bs, u->packed, (size_t)size);
 	return !ZSTD_isError(out) && out == bs ? NULL : "zstd data does not decompress to a page";
 }
 
@@ -242,16 +276,16 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 	uint64_t set = idx & (k->nslots / 2 - 1), slot = 2 * set + k->lru[set];
 	unsigned char *page = slot_page(k, slot);
 	uint64_t di = desc_index(k, idx), at, size, off, flags;
-	const char *why = fetch_packed(k, di, &at, &size, &off, &flags);
+	const char *why = fetch_packed(k, &k->u, di, &at, &size, &off, &flags);
 	if (!why && (flags & (FLAG_LZO | FLAG_SNAPPY)))
 		return KP_FOREIGN;
 	if (!why && !(flags & (FLAG_ZLIB | FLAG_ZSTD))) {
-		memcpy(buf, k->packed + offset, len); /* stored as it is: nothing to keep */
+		memcpy(buf, k->u.packed + offset, len); /* stored as it is: nothing to keep */
 		return KP_OK;
 	}
 	if (!why) {
 		k->tag[slot] = 0;
-		why = unpack(k, size, flags, page);
+		why = unpack(k, &k->u, size, flags, page);
 	}
 	if (why) {
 		describe(err, errlen, di, at, size, off, flags, why);
@@ -264,28 +298,40 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 	return KP_OK;
 }
 
-/* Whole pages FIRST .. FIRST + N - 1 (present; their descriptors consecutive from FIRST_DESC)
- * decompressed straight into OUT. false at the first page that is not zlib, zstd or stored
- * whole, or does not come out whole; *DECOMPRESSED counts the pages inflated. */
-static bool read_run(struct ps_kdump_pages *k, uint64_t first_desc, uint64_t n, unsigned char *out,
-		     uint64_t *decompressed)
+/* One thread's share of a run: whole pages (present; their descriptors consecutive from
+ * FIRST_DESC) decompressed straight into OUT. ok false at the first page that is not zlib,
+ * zstd or stored whole, or does not come out whole; decompressed counts the pages inflated.
+ * Reads K only. */
+struct run_share {
+	const struct ps_kdump_pages *k;
+	struct unpacker *u;
+	uint64_t first_desc, n;
+	unsigned char *out;
+	uint64_t decompressed;
+	bool ok;
+};
+
+static void *read_share(void *arg)
 {
-	uint32_t bs = k->l.block_size;
-	for (uint64_t i = 0; i < n; i++) {
+	struct run_share *r = arg;
+	uint32_t bs = r->k->l.block_size;
+	r->ok = false;
+	for (uint64_t i = 0; i < r->n; i++) {
 		uint64_t at, size, off, flags;
-		unsigned char *page = out + i * bs;
-		if (fetch_packed(k, first_desc + i, &at, &size, &off, &flags) ||
+		unsigned char *page = r->out + i * bs;
+		if (fetch_packed(r->k, r->u, r->first_desc + i, &at, &size, &off, &flags) ||
 		    (flags & (FLAG_LZO | FLAG_SNAPPY)))
-			return false;
+			return NULL;
 		if (!(flags & (FLAG_ZLIB | FLAG_ZSTD))) {
-			memcpy(page, k->packed, bs);
+			memcpy(page, r->u->packed, bs);
 			continue;
 		}
-		if (unpack(k, size, flags, page))
-			return false;
-		++*decompressed;
+		if (unpack(r->k, r->u, size, flags, page))
+			return NULL;
+		r->decompressed++;
 	}
-	return true;
+	r->ok = true;
+	return NULL;
 }
 
 bool ps_kdump_pages_read_run(struct ps_kdump_pages *k, uint64_t first, uint64_t n, void *buf)
@@ -295,8 +341,42 @@ bool ps_kdump_pages_read_run(struct ps_kdump_pages *k, uint64_t first, uint64_t 
 	for (uint64_t i = 0; i < n; i++)
 		if (!ps_kdump_pages_present(k, first + i))
 			return false;
-	/* Consecutive present pages have consecutive descriptors. */
-	return read_run(k, desc_index(k, first), n, buf, &k->decompressed);
+	/* Consecutive present pages have consecutive descriptors. The run is cut into equal
+	 * shares, the calling thread's first; a helper that cannot start leaves its share to
+	 * the calling thread. */
+	uint64_t first_desc = desc_index(k, first);
+	unsigned nshares = 1;
+	while (nshares <= k->nhelpers && n / (nshares + 1) >= RUN_SPLIT_PAGES)
+		nshares++;
+	struct run_share share[1 + RUN_HELPERS];
+	pthread_t thread[1 + RUN_HELPERS];
+	bool started[1 + RUN_HELPERS] = { false };
+	uint64_t per = n / nshares;
+	for (unsigned i = 0; i < nshares; i++) {
+		uint64_t from = i * per, count = i + 1 < nshares ? per : n - from;
+		share[i] = (struct run_share){ .k = k, .u = &k->u, .first_desc = first_desc + from,
+					       .n = count,
+					       .out = (unsigned char *)buf + from * k->l.block_size };
+		if (i == 0)
+			continue;
+		struct unpacker *h = &k->helper[i - 1];
+		if (!h->packed && !unpacker_init(h, k->l.block_size))
+			unpacker_fini(h);
+		else {
+			share[i].u = h;
+			started[i] = pthread_create(&thread[i], NULL, read_share, &share[i]) == 0;
+		}
+	}
+	bool ok = true;
+	for (unsigned i = 0; i < nshares; i++) {
+		if (started[i])
+			pthread_join(thread[i], NULL);
+		else
+			read_share(&share[i]); /* the calling thread's share, or a helper's that did not start */
+		k->decompressed += share[i].decompressed;
+		ok = ok && share[i].ok;
+	}
+	return ok;
 }
 
 enum ps_kdump_page_status ps_kdump_pages_peek(struct ps_kdump_pages *k, uint64_t idx, void *buf,
@@ -308,7 +388,7 @@ enum ps_kdump_page_status ps_kdump_pages_peek(struct ps_kdump_pages *k, uint64_t
 		return KP_OK;
 	}
 	uint64_t di = desc_index(k, idx), at, size, off, flags;
-	const char *why = fetch_packed(k, di, &at, &size, &off, &flags);
+	const char *why = fetch_packed(k, &k->u, di, &at, &size, &off, &flags);
 	if (!why && !(flags & FLAG_ZLIB)) /* zstd decodes a page-sized block whole anyway */
 		return ps_kdump_pages_read(k, idx, 0, buf, len, err, errlen);
 	if (!why && !k->prefix_inflater_ready) {
@@ -320,7 +400,7 @@ enum ps_kdump_page_status ps_kdump_pages_peek(struct ps_kdump_pages *k, uint64_t
 		z_stream *z = &k->prefix_inflater;
 		if (inflateReset(z) != Z_OK)
 			return ps_kdump_pages_read(k, idx, 0, buf, len, err, errlen);
-		z->next_in = k->packed;
+		z->next_in = k->u.packed;
 		z->avail_in = (uInt)size;
 		z->next_out = buf;
 		z->avail_out = (uInt)len;

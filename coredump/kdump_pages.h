@@ -60,9 +60,10 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 
 /* Whole file pages FIRST .. FIRST + N - 1, all present, into BUF (N blocks), decompressed
  * straight there and not kept (the BTF and kallsyms tables at start-up: megabytes read
- * once, which would only push the walk's pages out of the cache). true when every page came
- * out whole; false promises nothing about BUF: the caller reads page by page, which says
- * what is wrong (an LZO or snappy page is false too). */
+ * once, which would only push the walk's pages out of the cache), shared with up to three
+ * more threads when the process may run on more CPUs (ps_helper_threads). true when every
+ * page came out whole; false promises nothing about BUF: the caller reads page by page,
+ * which says what is wrong (an LZO or snappy page is false too). */
 bool ps_kdump_pages_read_run(struct ps_kdump_pages *k, uint64_t first, uint64_t n, void *buf);
 
 /* The first LEN bytes (at most the block size) of file page IDX, like ps_kdump_pages_read,

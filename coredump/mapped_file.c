@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
@@ -120,4 +121,13 @@ int ps_pread_full(int fd, void *buf, size_t len, uint64_t off)
 		done += (size_t)r;
 	}
 	return 1;
+}
+
+unsigned ps_helper_threads(unsigned max)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 0;
+	int n = CPU_COUNT(&set) - 1;
+	return n <= 0 ? 0 : (unsigned)n < max ? (unsigned)n : max;
 }

@@ -38,4 +38,9 @@ bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off
  * first (errno 0), -1 on an error (errno). The readers' one loop for files not mapped. */
 int ps_pread_full(int fd, void *buf, size_t len, uint64_t off);
 
+/* How many more threads than the calling one may share a long piece of work (a run of kdump
+ * pages to decompress, the check of every page descriptor): the CPUs this process may run
+ * on, less one, at most MAX. 0 when pinned to one CPU (bench/extract.sh pins every tool). */
+unsigned ps_helper_threads(unsigned max);
+
 #endif
