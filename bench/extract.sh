@@ -24,7 +24,9 @@
 #
 # What is timed (wall seconds; best of BENCH_REPS runs, default 3, for the fast tools;
 # every process pinned to CPU BENCH_CPU, default 0, "none" for no pinning; page cache warm):
-#   pagesleuth   `pagesleuth extract DUMP -o /dev/null --stats`, ELF and kdump
+#   pagesleuth   `pagesleuth extract DUMP -o /dev/null --stats`, ELF and kdump; the user pages
+#                and -p 1 also on the CPUs BENCH_CPUS (default all, when more than one): a
+#                kdump is then read by more than one thread
 #   floor        bench/replay_reads: the physical reads of the same walk (list written by
 #                drgn_walk.py --dump-reads) through pagesleuth's own dump reader; "distinct"
 #                reads each needed dump page once, "walk-order" repeats them as a walk does
@@ -290,7 +292,7 @@ for d in qemu.elf qemu.kdump; do
 	secs=$(best_of "$PS" extract "$BIG/$d" -o /dev/null --stats "${USER_ONLY[@]}")
 	pages=$(stat_pages "$tmp/err")
 	ref[$d]=$secs
-	row "pagesleuth extract ${USER_ONLY[*]}" "$d" "$secs" "$pages" "$secs" "$(grep -o 'read [0-9]* bytes of page tables, [0-9]* of struct pages' "$tmp/err")$(sed -n 's/.*: \([0-9]*\) dump pages decompressed, \([0-9]*\) reads.*/; \1 dump pages decompressed, \2 reads from the cache/p' "$tmp/err")"
+	row "pagesleuth extract ${USER_ONLY[*]}" "$d" "$secs" "$pages" "$secs" "$(grep -o 'read [0-9]* bytes of page tables, [0-9]* of struct pages' "$tmp/err")$(sed -n 's/.*: \([0-9]*\) dump pages decompressed (.*), \([0-9]*\) reads.*/; \1 dump pages decompressed, \2 reads from the cache/p' "$tmp/err")"
 	ps_pages=$pages
 	all=$(best_of "$PS" extract "$BIG/$d" -o /dev/null --stats)
 	CE_EXTRACT[$d]=$all
@@ -308,6 +310,16 @@ for d in qemu.elf qemu.kdump; do
 	ref_counters[$d]=$(best_of "$PS" extract "$BIG/$d" -o /dev/null -p 1 --no-frames --no-log)
 	row "pagesleuth extract -p 1 --no-frames --no-log" "$d" "${ref_counters[$d]}" 0 "$secs" \
 		"fixed cost + the kernel's counters (meminfo, vmstat, zones, buddyinfo) and slab caches"
+	# The same on more than one CPU (BENCH_CPUS): a kdump's start-up runs and page
+	# descriptors are then shared between threads, and its walk's next pages decompressed
+	# ahead by one more; an ELF has nothing to share.
+	if [ -n "$CPUS2" ]; then
+		multi=$(PIN="taskset -c $CPUS2" best_of "$PS" extract "$BIG/$d" -o /dev/null --stats "${USER_ONLY[@]}")
+		row "pagesleuth extract ${USER_ONLY[*]}, CPUs $CPUS2" "$d" "$multi" "$(stat_pages "$tmp/err")" "$secs" \
+			"CPU s = all threads'$(sed -n 's/.*decompressed (\([0-9]*\) ahead on another CPU, \([0-9]*\) of them read).*/; \1 pages decompressed ahead on another CPU, \2 of them read/p' "$tmp/err")"
+		multi_fixed=$(PIN="taskset -c $CPUS2" best_of "$PS" extract "$BIG/$d" -o /dev/null -p 1 "${USER_ONLY[@]}")
+		row "pagesleuth extract -p 1 (fixed cost), CPUs $CPUS2" "$d" "$multi_fixed" 0 "$secs" "CPU s = all threads'"
+	fi
 done
 
 # arm64: the same workload on the arm64 fixture's kernel (gen.py --arch arm64), ELF only;

@@ -16,7 +16,8 @@
 #   crash_ext_table         prints the crash-extension table of the sessions run so far
 #
 # Settings (environment): B (build dir, default /tmp/bench-build), BENCH_CPU (default 0,
-# "none": no pinning), BENCH_REPS (default 3), PAGESLEUTH_CACHE, CRASH_TIMEOUT (default 900 s,
+# "none": no pinning), BENCH_CPUS (the rows of pagesleuth on more than one CPU; default all
+# the CPUs this script may use, none on one CPU), BENCH_REPS (default 3), PAGESLEUTH_CACHE, CRASH_TIMEOUT (default 900 s,
 # for a whole crash session), CRASH_EXT_PROBE (default 0).
 #
 # crash_session NAME DUMP runs `crash -s VMLINUX DUMP` once, pinned, stdout to /dev/null
@@ -58,6 +59,9 @@ CRASH_TIMEOUT=${CRASH_TIMEOUT:-900}
 CRASH_EXT_PROBE=${CRASH_EXT_PROBE:-0}
 PIN="taskset -c $CPU"
 [ "$CPU" = none ] && PIN=
+# BENCH_CPUS: the CPUs of the rows that let pagesleuth use more than one (default: all this
+# script may use, when that is more than one; "" for no such rows)
+CPUS2=${BENCH_CPUS-$([ "$(nproc)" -gt 1 ] && taskset -pc $$ | sed 's/.*: //')}
 CLK_TCK=$(getconf CLK_TCK)
 
 say() { echo "== $*" >&2; }

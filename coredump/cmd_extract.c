@@ -246,11 +246,12 @@ static int run_extract(const struct extract_opts *o)
 			prog, res.tasks, res.mms, res.vmas, res.pages, tee.runs, res.excluded_pages,
 			res.swap_entries, res.unknown_pages, secs, secs > 0 ? res.pages / secs : 0.0,
 			res.pt_bytes, res.page_struct_bytes);
-		uint64_t unpacked, hits;
-		ps_dump_read_counts(d, &unpacked, &hits);
+		uint64_t unpacked, hits, ahead, ahead_used;
+		ps_dump_read_counts(d, &unpacked, &hits, &ahead, &ahead_used);
 		if (unpacked)
-			fprintf(stderr, "%s: %" PRIu64 " dump pages decompressed, %" PRIu64
-				" reads served from the decompressed-page cache\n", prog, unpacked, hits);
+			fprintf(stderr, "%s: %" PRIu64 " dump pages decompressed (%" PRIu64 " ahead on "
+				"another CPU, %" PRIu64 " of them read), %" PRIu64 " reads served from the "
+				"decompressed-page cache\n", prog, unpacked, ahead, ahead_used, hits);
 	}
 	status = rc == 1 ? 1 : 0;
 	goto out;

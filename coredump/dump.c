@@ -1433,11 +1433,28 @@ static uint64_t find_vmcoreinfo_in_ram(struct ps_dump *d, uint64_t end)
 	return UINT64_MAX;
 }
 
+/* Hints go to the kdump reader's prefetcher (dump_ops_prefetch: a kdump-compressed file
+ * read by kdump_pages.c on more than one CPU); other formats have nothing to decompress, and
+ * the walker spends nothing on hints for them (dump_ops: none). */
+static void dump_prefetch_phys(void *ctx, uint64_t paddr)
+{
+	struct ps_dump *d = ctx;
+	ps_kdump_pages_prefetch(d->kpages, paddr >> d->kd_page_shift);
+}
+
 static const struct ps_target_ops dump_ops = {
 	.read_phys = dump_read_phys,
 	.read_kvirt = NULL,
 	.pfn_status = dump_pfn_status,
 	.vmcoreinfo = dump_vmcoreinfo,
+};
+
+static const struct ps_target_ops dump_ops_prefetch = {
+	.read_phys = dump_read_phys,
+	.read_kvirt = NULL,
+	.pfn_status = dump_pfn_status,
+	.vmcoreinfo = dump_vmcoreinfo,
+	.prefetch_phys = dump_prefetch_phys,
 };
 
 /* ---- architecture ---------------------------------------------------------------------- */
@@ -1994,7 +2011,8 @@ opened:
 		if (end != ct && t > 0)
 			d->crash_time = t;
 	}
-	d->target.ops = &dump_ops;
+	d->target.ops = d->kpages && !elf_reader(d) && d->kd_page_size && ps_kdump_pages_prefetches(d->kpages)
+			? &dump_ops_prefetch : &dump_ops;
 	d->target.ctx = d;
 	if (warnings) {
 		*warnings = d->warnings;
@@ -2041,9 +2059,10 @@ uint64_t ps_dump_read_errors(const struct ps_dump *d, const char **first)
 	return d->read_errors;
 }
 
-void ps_dump_read_counts(const struct ps_dump *d, uint64_t *decompressed, uint64_t *cache_hits)
+void ps_dump_read_counts(const struct ps_dump *d, uint64_t *decompressed, uint64_t *cache_hits,
+			 uint64_t *ahead, uint64_t *ahead_used)
 {
-	ps_kdump_pages_counts(d->kpages, decompressed, cache_hits);
+	ps_kdump_pages_counts(d->kpages, decompressed, cache_hits, ahead, ahead_used);
 }
 
 const char *ps_dump_last_error(const struct ps_dump *d)

@@ -56,8 +56,11 @@ const char *ps_dump_last_error(const struct ps_dump *d);
 /* Reads that failed with PS_READ_ERROR so far, and *FIRST the first one's reason
  * ("physical address 0x...: ..."). */
 uint64_t ps_dump_read_errors(const struct ps_dump *d, const char **first);
-/* Pages of a kdump-compressed file decompressed so far, and reads served from the
- * decompressed-page cache instead (both 0 for other formats). */
-void ps_dump_read_counts(const struct ps_dump *d, uint64_t *decompressed, uint64_t *cache_hits);
+/* Pages of a kdump-compressed file decompressed so far, reads served from the
+ * decompressed-page cache instead, and of the pages decompressed, how many were
+ * decompressed ahead on another CPU and how many of those were read (all 0 for other
+ * formats). */
+void ps_dump_read_counts(const struct ps_dump *d, uint64_t *decompressed, uint64_t *cache_hits,
+			 uint64_t *ahead, uint64_t *ahead_used);
 
 #endif

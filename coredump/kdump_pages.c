@@ -5,6 +5,8 @@
 #include <inttypes.h>
 #include <libdeflate.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,54 @@ struct unpacker {
 	ZSTD_DCtx *zstd;
 };
 
+/* Pages the walk will read soon (ps_kdump_pages_prefetch), decompressed ahead by one more
+ * thread into slots of their own, direct-mapped by file page: the walk's own thread takes a
+ * READY page from there (a copy) instead of inflating it. A slot goes FREE -> QUEUED (by
+ * the walk's thread, which alone writes its page number) -> BUSY (the prefetcher took it)
+ * -> READY or FAILED -> FREE (the walk's thread, taking it or reusing the slot); or QUEUED
+ * -> TAKEN by the walk's thread when it needs the page before the prefetcher got to it
+ * (the prefetcher then skips it, and it is FREE again once skipped). FAILED: anything the
+ * walk's own read must look at (an error, a page stored as it is, LZO or snappy). */
+#define PREFETCH_SLOTS 256u
+#define PREFETCH_QUEUE 256u /* a power of two; at most PREFETCH_SLOTS queued at once */
+
+enum { PF_FREE, PF_QUEUED, PF_BUSY, PF_READY, PF_FAILED, PF_TAKEN };
+
+#define PREFETCH_SPINS 2000u
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+struct prefetch_slot {
+	_Atomic unsigned state;
+	uint64_t idx;
+	unsigned char *page;
+};
+
+struct prefetcher {
+	struct prefetch_slot slot[PREFETCH_SLOTS];
+	unsigned char *pages;
+	/* The queue of slots: written at tail by the walk's thread, read at head by the
+	 * prefetcher (one producer, one consumer). */
+	uint32_t queue[PREFETCH_QUEUE];
+	_Atomic uint64_t head, tail;
+	pthread_mutex_t lock; /* only for sleeping and waking */
+	pthread_cond_t wake;
+	_Atomic bool sleeping, stop;
+	pthread_t thread;
+	struct unpacker u;
+	_Atomic uint64_t decompressed; /* by the prefetcher, used or not */
+	uint64_t used;                 /* pages the walk's thread took from it */
+};
+
 struct ps_kdump_pages {
 	struct ps_kdump_layout l;
 	struct ps_mapped_file file; /* not mapped: pread */
@@ -55,7 +105,7 @@ struct ps_kdump_pages {
 	/* The cache: 2-way set-associative, the least recently used way replaced. */
 	uint64_t *tag;              /* file page + 1 held by each slot, 0: empty */
 	uint64_t nslots;            /* a power of two; set S is slots 2S and 2S + 1 */
-	uint32_t *home;             /* per slot: its page's place in the pool + 1, 0: none yet */
+	unsigned char **page;       /* per slot: its page (in the pool, or once a prefetcher's), NULL: none yet */
 	uint32_t pool_used;
 	unsigned char *pool;        /* nslots pages, 2 MiB aligned inside pool_map */
 	void *pool_map;
@@ -65,9 +115,12 @@ struct ps_kdump_pages {
 	struct unpacker u;          /* the calling thread's */
 	struct unpacker helper[RUN_HELPERS]; /* set up at the first run shared with them */
 	unsigned nhelpers;          /* how many of them may run: the process's CPUs - 1 */
+	struct prefetcher *pf;      /* started at the first hint, when nhelpers > 0 */
+	bool pf_failed;             /* it could not be started: hints are ignored */
 	z_stream prefix_inflater;   /* for ps_kdump_pages_peek: set up at its first zlib page */
 	bool prefix_inflater_ready;
 	uint64_t decompressed, hits;
+	uint64_t ahead, ahead_used; /* by stopped prefetchers: decompressed, and taken */
 };
 
 static uint64_t load(const unsigned char *p, unsigned size, bool be)
@@ -99,9 +152,9 @@ static void map_pool(struct ps_kdump_pages *k)
 /* The page of cache slot SLOT. */
 static unsigned char *slot_page(struct ps_kdump_pages *k, uint64_t slot)
 {
-	if (!k->home[slot])
-		k->home[slot] = ++k->pool_used;
-	return k->pool + (size_t)(k->home[slot] - 1) * k->l.block_size;
+	if (!k->page[slot])
+		k->page[slot] = k->pool + (size_t)k->pool_used++ * k->l.block_size;
+	return k->page[slot];
 }
 
 static bool unpacker_init(struct unpacker *u, uint32_t block_size)
@@ -143,10 +196,10 @@ struct ps_kdump_pages *ps_kdump_pages_open(const struct ps_kdump_layout *l)
 		k->nslots *= 2;
 	k->tag = calloc(k->nslots, sizeof *k->tag);
 	k->lru = calloc(k->nslots / 2, 1);
-	k->home = calloc(k->nslots, sizeof *k->home);
+	k->page = calloc(k->nslots, sizeof *k->page);
 	map_pool(k);
 	bool unpacker_ready = unpacker_init(&k->u, l->block_size);
-	if (!k->rank || !k->tag || !k->lru || !k->home || !k->pool || !unpacker_ready) {
+	if (!k->rank || !k->tag || !k->lru || !k->page || !k->pool || !unpacker_ready) {
 		ps_kdump_pages_close(k);
 		return NULL;
 	}
@@ -156,15 +209,18 @@ struct ps_kdump_pages *ps_kdump_pages_open(const struct ps_kdump_layout *l)
 	return k;
 }
 
+static void prefetcher_stop(struct ps_kdump_pages *k);
+
 void ps_kdump_pages_close(struct ps_kdump_pages *k)
 {
 	if (!k)
 		return;
+	prefetcher_stop(k);
 	ps_mapped_file_unmap(&k->file);
 	free(k->rank);
 	free(k->tag);
 	free(k->lru);
-	free(k->home);
+	free(k->page);
 	if (k->pool_map)
 		munmap(k->pool_map, k->pool_map_len);
 	unpacker_fini(&k->u);
@@ -264,6 +320,170 @@ static void describe(char *err, size_t errlen, uint64_t di, uint64_t at, uint64_
 			 di, at, why);
 }
 
+/* ---- the prefetcher ------------------------------------------------------------------- */
+
+static void *prefetcher_main(void *arg)
+{
+	struct ps_kdump_pages *k = arg;
+	struct prefetcher *pf = k->pf;
+	for (;;) {
+		uint64_t h = atomic_load_explicit(&pf->head, memory_order_relaxed);
+		/* A walk hints every few microseconds: a wake-up through the kernel costs both
+		 * threads more than a while of looking (PREFETCH_SPINS, ~50 us) before sleeping. */
+		for (unsigned spins = 0; spins < PREFETCH_SPINS && h == atomic_load_explicit(&pf->tail, memory_order_acquire); spins++)
+			cpu_relax();
+		if (h == atomic_load(&pf->tail)) {
+			atomic_store(&pf->sleeping, true);
+			pthread_mutex_lock(&pf->lock);
+			while (h == atomic_load(&pf->tail) && !atomic_load(&pf->stop))
+				pthread_cond_wait(&pf->wake, &pf->lock);
+			pthread_mutex_unlock(&pf->lock);
+			atomic_store(&pf->sleeping, false);
+			if (h == atomic_load(&pf->tail))
+				return NULL; /* stopped */
+			continue;
+		}
+		struct prefetch_slot *s = &pf->slot[pf->queue[h % PREFETCH_QUEUE]];
+		atomic_store_explicit(&pf->head, h + 1, memory_order_release);
+		unsigned expect = PF_QUEUED;
+		if (!atomic_compare_exchange_strong(&s->state, &expect, PF_BUSY)) {
+			atomic_store(&s->state, PF_FREE); /* TAKEN: the walk's thread read it itself */
+			continue;
+		}
+		uint64_t at, size, off, flags;
+		unsigned state = PF_FAILED;
+		if (!fetch_packed(k, &pf->u, desc_index(k, s->idx), &at, &size, &off, &flags) &&
+		    (flags & (FLAG_ZLIB | FLAG_ZSTD)) && !(flags & (FLAG_LZO | FLAG_SNAPPY)) &&
+		    !unpack(k, &pf->u, size, flags, s->page)) {
+			state = PF_READY;
+			atomic_fetch_add_explicit(&pf->decompressed, 1, memory_order_relaxed);
+		}
+		atomic_store_explicit(&s->state, state, memory_order_release);
+	}
+}
+
+static bool prefetcher_start(struct ps_kdump_pages *k)
+{
+	struct prefetcher *pf = calloc(1, sizeof *pf);
+	if (!pf)
+		return false;
+	pf->pages = malloc((size_t)PREFETCH_SLOTS * k->l.block_size);
+	if (!pf->pages || !unpacker_init(&pf->u, k->l.block_size)) {
+		unpacker_fini(&pf->u);
+		free(pf->pages);
+		free(pf);
+		return false;
+	}
+	for (unsigned i = 0; i < PREFETCH_SLOTS; i++)
+		pf->slot[i].page = pf->pages + (size_t)i * k->l.block_size;
+	pthread_mutex_init(&pf->lock, NULL);
+	pthread_cond_init(&pf->wake, NULL);
+	k->pf = pf;
+	if (pthread_create(&pf->thread, NULL, prefetcher_main, k) != 0) {
+		k->pf = NULL;
+		pthread_mutex_destroy(&pf->lock);
+		pthread_cond_destroy(&pf->wake);
+		unpacker_fini(&pf->u);
+		free(pf->pages);
+		free(pf);
+		return false;
+	}
+	return true;
+}
+
+static void prefetcher_stop(struct ps_kdump_pages *k)
+{
+	struct prefetcher *pf = k->pf;
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->lock);
+	atomic_store(&pf->stop, true);
+	pthread_cond_signal(&pf->wake);
+	pthread_mutex_unlock(&pf->lock);
+	pthread_join(pf->thread, NULL);
+	k->decompressed += atomic_load(&pf->decompressed);
+	k->ahead += atomic_load(&pf->decompressed);
+	k->ahead_used += pf->used;
+	pthread_mutex_destroy(&pf->lock);
+	pthread_cond_destroy(&pf->wake);
+	unpacker_fini(&pf->u);
+	free(pf->pages);
+	free(pf);
+	k->pf = NULL;
+}
+
+/* File page IDX out of the prefetcher into cache slot SLOT, waiting while it is being
+ * decompressed: the two swap pages (no copy). false when the walk's thread must read it
+ * itself (not asked for, not yet started, or FAILED). */
+static bool take_prefetched(struct ps_kdump_pages *k, uint64_t idx, uint64_t slot)
+{
+	struct prefetcher *pf = k->pf;
+	struct prefetch_slot *s = &pf->slot[idx % PREFETCH_SLOTS];
+	if (s->idx != idx)
+		return false;
+	unsigned st = atomic_load_explicit(&s->state, memory_order_acquire);
+	if (st == PF_QUEUED) {
+		if (atomic_compare_exchange_strong(&s->state, &st, PF_TAKEN))
+			return false; /* not started: quicker to inflate it here than to wait */
+		/* it started meanwhile: st now says how far */
+	}
+	for (unsigned spins = 0; st == PF_BUSY; spins++) {
+		if (spins > 64)
+			sched_yield();
+		st = atomic_load_explicit(&s->state, memory_order_acquire);
+	}
+	if (st == PF_READY) {
+		unsigned char *mine = slot_page(k, slot);
+		k->page[slot] = s->page;
+		s->page = mine; /* the prefetcher sees it after the slot's next QUEUED (release) */
+		atomic_store_explicit(&s->state, PF_FREE, memory_order_relaxed);
+		pf->used++;
+		return true;
+	}
+	if (st == PF_FAILED)
+		atomic_store_explicit(&s->state, PF_FREE, memory_order_relaxed);
+	return false;
+}
+
+bool ps_kdump_pages_prefetches(const struct ps_kdump_pages *k)
+{
+	return k->nhelpers > 0;
+}
+
+void ps_kdump_pages_prefetch(struct ps_kdump_pages *k, uint64_t idx)
+{
+	if (!k->pf) {
+		if (k->pf_failed || !k->nhelpers)
+			return;
+		if (!prefetcher_start(k)) {
+			k->pf_failed = true;
+			return;
+		}
+	}
+	if (!ps_kdump_pages_present(k, idx))
+		return;
+	uint64_t set = idx & (k->nslots / 2 - 1);
+	if (k->tag[2 * set] == idx + 1 || k->tag[2 * set + 1] == idx + 1)
+		return; /* decompressed already */
+	struct prefetcher *pf = k->pf;
+	struct prefetch_slot *s = &pf->slot[idx % PREFETCH_SLOTS];
+	unsigned st = atomic_load_explicit(&s->state, memory_order_acquire);
+	if (s->idx == idx && (st == PF_QUEUED || st == PF_BUSY || st == PF_READY))
+		return;
+	if (st != PF_FREE && st != PF_READY && st != PF_FAILED)
+		return; /* the slot is in the queue for another page: this hint is dropped */
+	s->idx = idx;
+	atomic_store_explicit(&s->state, PF_QUEUED, memory_order_release);
+	uint64_t t = atomic_load_explicit(&pf->tail, memory_order_relaxed);
+	pf->queue[t % PREFETCH_QUEUE] = (uint32_t)(s - pf->slot);
+	atomic_store(&pf->tail, t + 1);
+	if (atomic_load(&pf->sleeping)) {
+		pthread_mutex_lock(&pf->lock);
+		pthread_cond_signal(&pf->wake);
+		pthread_mutex_unlock(&pf->lock);
+	}
+}
+
 enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t idx,
 					      uint32_t offset, void *buf, size_t len,
 					      char *err, size_t errlen)
@@ -274,6 +494,12 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 		return KP_OK;
 	}
 	uint64_t set = idx & (k->nslots / 2 - 1), slot = 2 * set + k->lru[set];
+	if (k->pf && take_prefetched(k, idx, slot)) {
+		k->tag[slot] = idx + 1;
+		k->lru[set] = (uint8_t)(slot % 2 == 0);
+		memcpy(buf, k->page[slot] + offset, len);
+		return KP_OK;
+	}
 	unsigned char *page = slot_page(k, slot);
 	uint64_t di = desc_index(k, idx), at, size, off, flags;
 	const char *why = fetch_packed(k, &k->u, di, &at, &size, &off, &flags);
@@ -417,8 +643,12 @@ enum ps_kdump_page_status ps_kdump_pages_peek(struct ps_kdump_pages *k, uint64_t
 	return KP_OK;
 }
 
-void ps_kdump_pages_counts(const struct ps_kdump_pages *k, uint64_t *decompressed, uint64_t *hits)
+void ps_kdump_pages_counts(const struct ps_kdump_pages *k, uint64_t *decompressed, uint64_t *hits,
+			   uint64_t *ahead, uint64_t *ahead_used)
 {
-	*decompressed = k ? k->decompressed : 0;
+	uint64_t pf = k && k->pf ? atomic_load(&k->pf->decompressed) : 0;
+	*decompressed = k ? k->decompressed + pf : 0;
 	*hits = k ? k->hits : 0;
+	*ahead = k ? k->ahead + pf : 0;
+	*ahead_used = k ? k->ahead_used + (k->pf ? k->pf->used : 0) : 0;
 }

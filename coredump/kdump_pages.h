@@ -12,6 +12,11 @@
  * cache. Pages compressed with LZO or snappy are left to
  * libkdumpfile (KP_FOREIGN).
  *
+ * More CPUs: a long run is decompressed in shares by up to four threads, and the walker's
+ * hints (the next page table, the next window of struct pages: ps_kdump_pages_prefetch) are
+ * decompressed ahead by one more thread, whose pages the reads then take without inflating
+ * them. Nothing a read returns depends on either; pinned to one CPU there are no threads.
+ *
  * Layout (makedumpfile's diskdump.h): page descriptor I, for the I-th page set in the
  * dumped-pages bitmap, is 24 bytes at desc_off + 24 * I in the dumped machine's byte order:
  * offset (8: of its data in the file), size (4), flags (4: 0x1 zlib, 0x2 LZO, 0x4 snappy,
@@ -58,6 +63,15 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 					      uint32_t offset, void *buf, size_t len,
 					      char *err, size_t errlen);
 
+/* A hint: file page IDX will be read soon. When the process may run on more than one CPU,
+ * a thread of this reader's decompresses it ahead (into 256 slots of its own, direct-mapped
+ * by page), and ps_kdump_pages_read takes it from there; otherwise, and for a page that is
+ * not present or is decompressed already, nothing happens. Reads never depend on hints:
+ * a page hinted or not reads the same, errors included. */
+void ps_kdump_pages_prefetch(struct ps_kdump_pages *k, uint64_t idx);
+/* Whether hints can do anything (the process may run on more than one CPU). */
+bool ps_kdump_pages_prefetches(const struct ps_kdump_pages *k);
+
 /* Whole file pages FIRST .. FIRST + N - 1, all present, into BUF (N blocks), decompressed
  * straight there and not kept (the BTF and kallsyms tables at start-up: megabytes read
  * once, which would only push the walk's pages out of the cache), shared with up to three
@@ -98,7 +112,10 @@ static inline const char *ps_kdump_desc_problem(uint64_t off, uint64_t size, uin
 	return NULL;
 }
 
-/* Decompressions and cache hits so far (for --stats). */
-void ps_kdump_pages_counts(const struct ps_kdump_pages *k, uint64_t *decompressed, uint64_t *hits);
+/* Decompressions (by any thread) and cache hits so far, and how many pages were
+ * decompressed ahead (ps_kdump_pages_prefetch) and how many of those were read (for
+ * --stats). */
+void ps_kdump_pages_counts(const struct ps_kdump_pages *k, uint64_t *decompressed, uint64_t *hits,
+			   uint64_t *ahead, uint64_t *ahead_used);
 
 #endif

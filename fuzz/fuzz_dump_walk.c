@@ -138,6 +138,14 @@ static enum ps_read_status shim_pfn_status(void *ctx, uint64_t pfn)
 	return s->base->ops->pfn_status(s->base->ctx, pfn);
 }
 
+/* Hints pass through: the kdump's prefetcher decompresses the dump's own pages, whatever
+ * patched bytes the hints came from; a read that overlaps a patch still gets the patch. */
+static void shim_prefetch_phys(void *ctx, uint64_t paddr)
+{
+	struct shim *s = ctx;
+	s->base->ops->prefetch_phys(s->base->ctx, paddr);
+}
+
 static const char *shim_vmcoreinfo(void *ctx, const char *key)
 {
 	struct shim *s = ctx;
@@ -312,6 +320,7 @@ static const struct ps_target_ops shim_ops = {
 	.read_phys = shim_read_phys,
 	.pfn_status = shim_pfn_status,
 	.vmcoreinfo = shim_vmcoreinfo,
+	.prefetch_phys = shim_prefetch_phys,
 };
 
 /* A walk reads all that a new walker's first walk reads (nothing is served from what an
@@ -382,6 +391,8 @@ static void set_up(struct fdump *fd, const char *spec)
 		ops[fd - dumps].pfn_status = NULL;
 	if (!fd->shim.base->ops->vmcoreinfo)
 		ops[fd - dumps].vmcoreinfo = NULL;
+	if (!fd->shim.base->ops->prefetch_phys)
+		ops[fd - dumps].prefetch_phys = NULL;
 	if (fd->shim.base->ops->read_kvirt)
 		die(fd->path, "the back-end translates kernel addresses itself: the shim cannot see those reads");
 	fd->shim.t.ops = &ops[fd - dumps];

@@ -92,6 +92,13 @@ enum ps_read_status ps_pread(struct ps_core *c, uint64_t pa, void *buf, size_t l
 enum ps_read_status ps_kread(struct ps_core *c, uint64_t va, void *buf, size_t len);
 int ps_kvtop(struct ps_core *c, uint64_t va, uint64_t *pa); /* 0 or -1 */
 
+/* The back-end's prefetch_phys hint, when it takes hints. */
+static inline void ps_prefetch(struct ps_core *c, uint64_t pa)
+{
+	if (c->t.ops->prefetch_phys)
+		c->t.ops->prefetch_phys(c->t.ctx, pa);
+}
+
 /* Typed loads from a buffer holding target memory, in the target's byte order. Inline: the
  * walk makes several per page (struct page members, page-table entries). */
 static inline uint16_t ps_load_u16(const struct ps_core *c, const void *p)

@@ -591,6 +591,20 @@ static uint64_t page_addr(struct ps_walker *w, uint64_t pfn)
 	return a ? a : mm_memmap_page_addr(w, pfn);
 }
 
+/* The window WIN of struct pages, when it is not in the window cache: a hint to the
+ * back-end (a process's pages lie in runs of frames, so the window after the one just read
+ * is often the next one needed). */
+static void hint_window(struct ps_walker *w, uint64_t win)
+{
+	struct mm_page_cache *pc = w->pages;
+	uint64_t pa;
+	if (!w->c.t.ops->prefetch_phys || pc->tag[win % CACHE_SLOTS] == win + 1)
+		return;
+	uint64_t base = page_addr(w, win * WIN_PAGES);
+	if (base && ps_kvtop(&w->c, base, &pa) == 0)
+		ps_prefetch(&w->c, pa);
+}
+
 /* The struct page of PFN (psize bytes), or NULL when it cannot be read. Valid until the
  * next call. */
 static const uint8_t *page_struct(struct ps_walker *w, uint64_t pfn)
@@ -613,6 +627,7 @@ static const uint8_t *page_struct(struct ps_walker *w, uint64_t pfn)
 			w->c.stats.other_bytes = before;
 			w->c.stats.page_struct_bytes += len;
 		}
+		hint_window(w, win + 1);
 	}
 	if (pc->ok[slot])
 		return data + (pfn % WIN_PAGES) * pc->psize;

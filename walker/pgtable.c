@@ -83,6 +83,23 @@ static int table_pa(struct ps_core *c, uint64_t table, bool is_kv, uint64_t off,
 	return ps_kvtop(c, table + off, pa);
 }
 
+/* Before the walk goes down into one entry's table: the table of the next used entry in
+ * [i, end) is what it reads after that subtree, so the back-end may fetch it meanwhile. */
+static inline void hint_next_table(struct ps_core *c, unsigned level, const uint8_t *buf,
+				   uint64_t i, uint64_t end, unsigned esz, bool swap)
+{
+	if (!c->t.ops->prefetch_phys)
+		return;
+	uint64_t j = next_used(buf, i, end, esz);
+	if (j >= end)
+		return;
+	struct ps_pt_entry e;
+	memset(&e, 0, sizeof e);
+	c->arch->decode(c, level, load_entry(swap, buf + j * esz, esz), &e);
+	if (e.kind == PS_PT_TABLE && !e.next_is_kvaddr)
+		ps_prefetch(c, e.addr);
+}
+
 /* Walk one table mapping [base, base + entries << shift) restricted to [start, last]. */
 static int walk_table(struct walk *w, unsigned level, uint64_t table, bool is_kv, uint64_t base,
 		      uint64_t start, uint64_t last)
@@ -172,6 +189,7 @@ static int walk_table(struct walk *w, unsigned level, uint64_t table, bool is_kv
 					e.why = "table beyond memory";
 					r = w->visit(w->arg, PS_PT_EV_BAD, s, pages_in(c, s, l), shift, &e);
 				} else {
+					hint_next_table(c, level, buf, i + 1, end_i, esz, swap);
 					r = walk_table(w, level + 1, e.addr, e.next_is_kvaddr, eva, s, l);
 				}
 				break;

@@ -32,6 +32,11 @@ struct ps_target_ops {
 	/* The value of one VMCOREINFO key ("SYMBOL(init_task)", "NUMBER(VA_BITS)",
 	 * "KERNELOFFSET", "OSRELEASE", "PAGESIZE"), or NULL when absent. NULL op: no VMCOREINFO. */
 	const char *(*vmcoreinfo)(void *ctx, const char *key);
+	/* A hint: the page holding physical address PADDR will be read soon (the next page
+	 * table of a walk, a window of struct pages). A back-end may start fetching it on
+	 * another CPU (kdump: decompress it); what read_phys returns must not depend on hints.
+	 * NULL: no hints. */
+	void (*prefetch_phys)(void *ctx, uint64_t paddr);
 };
 
 /* A back-end instance, described by what it read from the dump (never from the host). */

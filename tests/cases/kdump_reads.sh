@@ -14,7 +14,12 @@
 #      kdump_pages.c), 0 for LZO (left to libkdumpfile) and for the uncompressed original;
 #   3. a zlib page whose data is garbage (in a copy: the compressed bytes of one page
 #      the walk reads, found through its descriptor) is an error naming the physical address
-#      and the descriptor, a partial result (exit 1), never a crash: the other pages read.
+#      and the descriptor, a partial result (exit 1), never a crash: the other pages read;
+#   4. pages decompressed ahead on another CPU (the prefetcher, and the start-up's shared
+#      runs): on the zlib file, extract allowed every CPU and extract pinned to one give
+#      the same records (both those of the uncompressed file), --stats says pages were
+#      decompressed ahead and read only when more than one CPU was allowed; under ASan+UBSan.
+#      On a machine with one CPU only the pinned half runs (said so).
 set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
 . tests/cases/lib/fixtures.sh
@@ -168,6 +173,35 @@ PY
 		bad "garbage zlib page 0x$bad_pa: no warning names it and descriptor $bad_desc: $(grep -h 'zlib\|0x'"$bad_pa" "$T/bad.err" "$T/bad.rec" | head -3)"
 	else
 		echo "  garbage zlib page at 0x$bad_pa (descriptor $bad_desc): exit 1, named; $(grep -c '^[mx] ' "$T/bad.rec") page runs still written"
+	fi
+fi
+# 4. decompressed ahead on another CPU, or not at all when pinned to one.
+if [ -f "$T/zlib.kdump" ]; then
+	cpus=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //')
+	first_cpu=$(sed 's/[,-].*//' <<<"$cpus")
+	ncpus=$(nproc)
+	taskset -c "$first_cpu" "$BIN" extract "$T/zlib.kdump" -o "$T/pinned.rec" --stats 2>"$T/pinned.err"
+	rc=$?
+	ahead() { sed -n 's/.* dump pages decompressed (\([0-9]*\) ahead on another CPU, \([0-9]*\) of them read).*/\1 \2/p' "$1"; }
+	read -r p_ahead p_used <<<"$(ahead "$T/pinned.err")"
+	if fx_sanitizer_report "$T/pinned.err"; then
+		bad "pinned to CPU $first_cpu: sanitizer report"; head -20 "$T/pinned.err"
+	elif [ $rc != 0 ] || ! strip "$T/pinned.rec" | cmp -s - "$T/orig.cmp"; then
+		bad "pinned to CPU $first_cpu: exit $rc or records differ from the uncompressed file's"
+	elif [ "${p_ahead:-x}" != 0 ] || [ "${p_used:-x}" != 0 ]; then
+		bad "pinned to CPU $first_cpu: --stats says '${p_ahead:-?}' pages decompressed ahead and '${p_used:-?}' read, want 0 and 0: $(grep decompressed "$T/pinned.err")"
+	else
+		echo "  pinned to CPU $first_cpu: records identical, no page decompressed ahead"
+	fi
+	if [ "$ncpus" -lt 2 ]; then
+		echo "  note: this machine lets extract run on $ncpus CPU ($cpus): pages decompressed ahead not checked"
+	else
+		read -r a_ahead a_used <<<"$(ahead "$T/zlib.err")"
+		if [ "${a_ahead:-0}" -le 0 ] || [ "${a_used:-0}" -le 0 ]; then
+			bad "$ncpus CPUs ($cpus): --stats says '${a_ahead:-?}' pages decompressed ahead and '${a_used:-?}' read, want both above 0: $(grep decompressed "$T/zlib.err")"
+		else
+			echo "  $ncpus CPUs: records identical (above); ${a_ahead} pages decompressed ahead on another CPU, ${a_used} of them read"
+		fi
 	fi
 fi
 [ $fail = 0 ] && echo "kdump_reads: ok"
