@@ -50,7 +50,8 @@ struct unpacker {
 
 /* Pages the walk will read soon (ps_kdump_pages_prefetch), decompressed ahead by one more
  * thread into slots of their own, direct-mapped by file page: the walk's own thread takes a
- * READY page from there (a copy) instead of inflating it. A slot goes FREE -> QUEUED (by
+ * READY page from there (swapping it with its cache slot's page) instead of inflating it.
+ * A slot goes FREE -> QUEUED (by
  * the walk's thread, which alone writes its page number) -> BUSY (the prefetcher took it)
  * -> READY or FAILED -> FREE (the walk's thread, taking it or reusing the slot); or QUEUED
  * -> TAKEN by the walk's thread when it needs the page before the prefetcher got to it

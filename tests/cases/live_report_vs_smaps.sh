@@ -3,7 +3,11 @@
 # a forked child with a known layout (tests/progs/layout.c), `pagesleuth report -f csv -a pss`
 # must give RSS, USS and swap equal to /proc/PID/smaps_rollup (Rss, Private_Clean +
 # Private_Dirty, Swap) and PSS within 1 KiB of its Pss; the records' referenced pages (the
-# thrash table's working set) equal its Referenced; the text tables say the same with
+# thrash table's working set) equal its Referenced (when Referenced did not move while the
+# snapshot was taken: the processes are blocked, but the kernel itself (DAMON's access
+# checks, LRU aging) moves accessed bits into page flags and clears them, so a Referenced
+# that differs before and after the snapshot is noted and not compared, as in
+# live_every.sh); the text tables say the same with
 # --units kib (KiB), pages (Rss / page size) and human (parsed back within its rounding).
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root to read PFNs and mapcounts"; exit 77; }
@@ -23,6 +27,7 @@ parent=$layout_parent child=$layout_child
 # Both processes are blocked: the kernel's view and the snapshot see the same pages.
 for p in "$parent" "$child"; do cp "/proc/$p/smaps_rollup" "$tmp/rollup.$p"; done
 "$bin" snap --pid "$parent" --pid "$child" -o "$tmp/rec"
+for p in "$parent" "$child"; do cp "/proc/$p/smaps_rollup" "$tmp/rollup_after.$p"; done
 "$bin" report -f csv -a pss "$tmp/rec" > "$tmp/csv"
 
 kb() { awk -v k="$1:" '$1 == k { print $2 }' "$2"; }
@@ -46,8 +51,13 @@ for p in "$parent" "$child"; do
 	[ "$uss" -eq "$k_uss" ] || { echo "FAIL: pid $p USS $uss != Private $k_uss"; fail=1; }
 	[ "$swap" -eq "$k_swap" ] || { echo "FAIL: pid $p Swap $swap != $k_swap"; fail=1; }
 	ref=$(rec_ref_kb "$tmp/rec" "$p") k_ref=$(kb Referenced "$tmp/rollup.$p")
-	echo "pid $p: referenced $ref/$k_ref (ours/kernel, KiB)"
-	[ "$ref" -eq "$k_ref" ] || { echo "FAIL: pid $p referenced $ref KiB != Referenced $k_ref"; fail=1; }
+	k_ref_after=$(kb Referenced "$tmp/rollup_after.$p")
+	if [ "$k_ref" != "$k_ref_after" ]; then
+		echo "pid $p: note: smaps Referenced moved while the snapshot was taken ($k_ref -> $k_ref_after KiB; ours $ref): not compared"
+	else
+		echo "pid $p: referenced $ref/$k_ref (ours/kernel, KiB)"
+		[ "$ref" -eq "$k_ref" ] || { echo "FAIL: pid $p referenced $ref KiB != Referenced $k_ref"; fail=1; }
+	fi
 	d=$((pss - k_pss)); d=${d#-}
 	[ "$d" -le 1 ] || { echo "FAIL: pid $p Pss $pss vs $k_pss (more than 1 KiB apart)"; fail=1; }
 done
@@ -108,6 +118,7 @@ if id "$user" >/dev/null 2>&1 && command -v runuser >/dev/null; then
 	mkdir "$tmp/u" && chown "$user" "$tmp/u"
 	(cd "$tmp/u" && runuser -u "$user" -- "$bin_abs" snap --pid "$uparent" --pid "$uchild" -o "$tmp/u/user.rec" 2>/dev/null) ||
 		{ echo "FAIL: snap as $user"; fail=1; }
+	for p in "$uparent" "$uchild"; do cp "/proc/$p/smaps_rollup" "$tmp/urollup_after.$p"; done
 	grep -q '^header .*excluded=pfn-hidden' "$tmp/u/user.rec" || { echo "FAIL: the snapshot as $user is not pfn-hidden"; fail=1; }
 	"$bin" report -f csv -a pss "$tmp/u/user.rec" > "$tmp/user.csv"
 	for p in "$uparent" "$uchild"; do
@@ -117,7 +128,12 @@ if id "$user" >/dev/null 2>&1 && command -v runuser >/dev/null; then
 		k_uss=$(( $(kb Private_Clean "$tmp/urollup.$p") + $(kb Private_Dirty "$tmp/urollup.$p") ))
 		k_swap=$(kb Swap "$tmp/urollup.$p")
 		ref=$(rec_ref_kb "$tmp/u/user.rec" "$p") k_ref=$(kb Referenced "$tmp/urollup.$p")
+		k_ref_after=$(kb Referenced "$tmp/urollup_after.$p")
 		echo "as $user, pid $p: rss $rss/$k_rss pss $pss/$k_pss uss $uss/$k_uss swap $swap/$k_swap referenced $ref/$k_ref (ours/kernel, KiB)"
+		if [ "$k_ref" != "$k_ref_after" ]; then
+			echo "as $user, pid $p: note: smaps Referenced moved while the snapshot was taken ($k_ref -> $k_ref_after KiB): not compared"
+			ref=$k_ref
+		fi
 		[ "$rss" = "$k_rss" ] && [ "$pss" = "$k_pss" ] && [ "$uss" = "$k_uss" ] && [ "$swap" = "$k_swap" ] &&
 			[ "$ref" = "$k_ref" ] ||
 			{ echo "FAIL: pid $p as $user differs from smaps"; fail=1; }
