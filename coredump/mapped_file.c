@@ -6,6 +6,8 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -123,11 +125,101 @@ int ps_pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return 1;
 }
 
+/* The CPU time a cgroup's quota gives per second, in CPUs (rounded down, at least 1), or 0
+ * when FILE says no quota or cannot be read. V2 ("cpu.max": "QUOTA PERIOD" or "max PERIOD")
+ * when PERIOD_FILE is NULL, else v1 (cpu.cfs_quota_us, -1: none; cpu.cfs_period_us). */
+static unsigned quota_cpus(const char *file, const char *period_file)
+{
+	char buf[64] = "";
+	long long quota = -1, period = 0;
+	FILE *f = fopen(file, "re");
+	if (!f)
+		return 0;
+	bool got = fgets(buf, sizeof buf, f) != NULL;
+	fclose(f);
+	if (!got || (!period_file && strncmp(buf, "max", 3) == 0))
+		return 0;
+	if (!period_file) {
+		if (sscanf(buf, "%lld %lld", &quota, &period) != 2)
+			return 0;
+	} else {
+		quota = strtoll(buf, NULL, 10);
+		if (!(f = fopen(period_file, "re")))
+			return 0;
+		got = fgets(buf, sizeof buf, f) != NULL;
+		fclose(f);
+		period = got ? strtoll(buf, NULL, 10) : 0;
+	}
+	if (quota <= 0 || period <= 0)
+		return 0;
+	return quota / period >= 1 ? (unsigned)(quota / period < 1024 ? quota / period : 1024) : 1;
+}
+
+/* The fewest CPUs the cpu quotas of this process's cgroup and its ancestors give, or 0 for
+ * none (no quota, or no cgroup file system to say). A container allowed one CPU's time on
+ * a machine of many would otherwise run helpers that only take time from the main thread. */
+static unsigned cgroup_cpus(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return 0;
+	char line[4096], v2[4096] = "", v1[4096] = "";
+	bool have_v2 = false, have_v1 = false;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = 0;
+		ctl++;
+		if (strcmp(line, "0") == 0 && *ctl == 0)
+			snprintf(v2, sizeof v2, "%s", path), have_v2 = true;
+		for (char *c = ctl, *save = NULL, *tok; (tok = strtok_r(c, ",", &save)); c = NULL)
+			if (strcmp(tok, "cpu") == 0)
+				snprintf(v1, sizeof v1, "%s", path), have_v1 = true;
+	}
+	fclose(f);
+	unsigned least = 0;
+	for (int v = 0; v < 2; v++) {
+		if (!(v == 0 ? have_v2 : have_v1))
+			continue;
+		char dir[4096];
+		snprintf(dir, sizeof dir, "%s", v == 0 ? v2 : v1);
+		for (;;) { /* the cgroup, then each ancestor up to the root */
+			char file[4200], period[4200];
+			unsigned n;
+			if (v == 0) {
+				snprintf(file, sizeof file, "/sys/fs/cgroup%s/cpu.max", dir);
+				n = quota_cpus(file, NULL);
+			} else {
+				snprintf(file, sizeof file, "/sys/fs/cgroup/cpu%s/cpu.cfs_quota_us", dir);
+				snprintf(period, sizeof period, "/sys/fs/cgroup/cpu%s/cpu.cfs_period_us", dir);
+				n = quota_cpus(file, period);
+			}
+			if (n && (!least || n < least))
+				least = n;
+			char *slash = strrchr(dir, '/');
+			if (!slash || slash == dir) {
+				if (dir[0] == 0 || strcmp(dir, "/") == 0)
+					break;
+				strcpy(dir, "/"); /* the root last */
+				continue;
+			}
+			*slash = 0;
+		}
+	}
+	return least;
+}
+
 unsigned ps_helper_threads(unsigned max)
 {
 	cpu_set_t set;
 	if (sched_getaffinity(0, sizeof set, &set) != 0)
 		return 0;
-	int n = CPU_COUNT(&set) - 1;
+	int cpus = CPU_COUNT(&set);
+	unsigned quota = cgroup_cpus();
+	if (quota && (int)quota < cpus)
+		cpus = (int)quota;
+	int n = cpus - 1;
 	return n <= 0 ? 0 : (unsigned)n < max ? (unsigned)n : max;
 }

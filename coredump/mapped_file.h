@@ -40,7 +40,9 @@ int ps_pread_full(int fd, void *buf, size_t len, uint64_t off);
 
 /* How many more threads than the calling one may share a long piece of work (a run of kdump
  * pages to decompress, the check of every page descriptor): the CPUs this process may run
- * on, less one, at most MAX. 0 when pinned to one CPU (bench/extract.sh pins every tool). */
+ * on (its affinity, and the CPU time the cpu quota of its cgroup and their ancestors give,
+ * cgroup v2 or v1), less one, at most MAX. 0 when pinned to one CPU (bench/extract.sh pins
+ * every tool) or held to one CPU's time. */
 unsigned ps_helper_threads(unsigned max);
 
 #endif

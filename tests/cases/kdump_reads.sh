@@ -19,7 +19,9 @@
 #      runs): on the zlib file, extract allowed every CPU and extract pinned to one give
 #      the same records (both those of the uncompressed file), --stats says pages were
 #      decompressed ahead and read only when more than one CPU was allowed; under ASan+UBSan.
-#      On a machine with one CPU only the pinned half runs (said so).
+#      On a machine with one CPU only the pinned half runs (said so). Then in a cgroup whose
+#      cpu quota gives one CPU's time (v2 cpu.max or v1 cpu.cfs_quota_us; as root where the
+#      cgroup file system is writable, else said so): no page decompressed ahead either.
 set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
 . tests/cases/lib/fixtures.sh
@@ -192,6 +194,42 @@ if [ -f "$T/zlib.kdump" ]; then
 		bad "pinned to CPU $first_cpu: --stats says '${p_ahead:-?}' pages decompressed ahead and '${p_used:-?}' read, want 0 and 0: $(grep decompressed "$T/pinned.err")"
 	else
 		echo "  pinned to CPU $first_cpu: records identical, no page decompressed ahead"
+	fi
+	# one CPU's time by a cgroup quota, on every CPU: run "$@" in such a cgroup (exit 125: none could be made)
+	in_one_cpu_quota() {
+		local d= rc
+		if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+			grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null ||
+				echo +cpu >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+			d=/sys/fs/cgroup/pagesleuth-kdump-reads.$$
+			mkdir "$d" 2>/dev/null && echo "100000 100000" >"$d/cpu.max" 2>/dev/null || { rmdir "$d" 2>/dev/null; return 125; }
+		elif [ -d /sys/fs/cgroup/cpu ]; then
+			d=/sys/fs/cgroup/cpu/pagesleuth-kdump-reads.$$
+			mkdir "$d" 2>/dev/null && echo 100000 >"$d/cpu.cfs_period_us" 2>/dev/null &&
+				echo 100000 >"$d/cpu.cfs_quota_us" 2>/dev/null || { rmdir "$d" 2>/dev/null; return 125; }
+		else
+			return 125
+		fi
+		sh -c 'echo $$ >"$1/cgroup.procs" || exit 125; shift; exec "$@"' sh "$d" "$@"
+		rc=$?
+		rmdir "$d" 2>/dev/null
+		return $rc
+	}
+	if [ "$ncpus" -ge 2 ] && [ "$(id -u)" = 0 ]; then
+		in_one_cpu_quota "$BIN" extract "$T/zlib.kdump" -o "$T/quota.rec" --stats 2>"$T/quota.err"
+		rc=$?
+		read -r q_ahead q_used <<<"$(ahead "$T/quota.err")"
+		if [ $rc = 125 ]; then
+			echo "  note: no cgroup with a cpu quota could be made here: the quota is not checked"
+		elif fx_sanitizer_report "$T/quota.err"; then
+			bad "one CPU's time by cgroup quota: sanitizer report"; head -20 "$T/quota.err"
+		elif [ $rc != 0 ] || ! strip "$T/quota.rec" | cmp -s - "$T/orig.cmp"; then
+			bad "one CPU's time by cgroup quota: exit $rc or records differ from the uncompressed file's"
+		elif [ "${q_ahead:-x}" != 0 ]; then
+			bad "one CPU's time by cgroup quota, $ncpus CPUs: --stats says '${q_ahead:-?}' pages decompressed ahead, want 0: $(grep decompressed "$T/quota.err")"
+		else
+			echo "  one CPU's time by cgroup quota on $ncpus CPUs: records identical, no page decompressed ahead"
+		fi
 	fi
 	if [ "$ncpus" -lt 2 ]; then
 		echo "  note: this machine lets extract run on $ncpus CPU ($cpus): pages decompressed ahead not checked"
