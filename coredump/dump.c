@@ -1361,21 +1361,34 @@ static bool page_in_dump(struct ps_dump *d, uint64_t pa)
  * the highest address comes from the dump and may lie far beyond its RAM), or UINT64_MAX. */
 static uint64_t next_in_dump(struct ps_dump *d, uint64_t pa)
 {
-	uint64_t at = pa;
-	if (d->segs) {
-		at = ps_elf_segments_next(d->segs, pa);
-	} else if (d->file_map) {
-		kdump_addr_t idx = pa >> d->kd_page_shift;
-		if (kdump_bmp_find_set(d->file_map, &idx) != KDUMP_OK ||
-		    idx > (UINT64_MAX >> d->kd_page_shift))
+	for (;;) {
+		uint64_t at = pa;
+		if (d->segs) {
+			at = ps_elf_segments_next(d->segs, pa);
+		} else if (d->file_map) {
+			kdump_addr_t idx = pa >> d->kd_page_shift;
+			if (kdump_bmp_find_set(d->file_map, &idx) != KDUMP_OK ||
+			    idx > (UINT64_MAX >> d->kd_page_shift))
+				return UINT64_MAX;
+			at = (uint64_t)idx << d->kd_page_shift;
+			if (at < pa)
+				at = pa;
+		}
+		if (at == UINT64_MAX || at > UINT64_MAX - VMCOREINFO_SCAN_STEP)
 			return UINT64_MAX;
-		at = (uint64_t)idx << d->kd_page_shift;
-		if (at < pa)
-			at = pa;
+		at = (at + VMCOREINFO_SCAN_STEP - 1) & ~(uint64_t)(VMCOREINFO_SCAN_STEP - 1);
+		/* Past the end of the file (a cut-short dump, or headers that claim more than
+		 * it holds): nothing to look at there, however much is claimed. A segment whose
+		 * p_filesz said 5.8 TB past the end of a 336 MB ELF had the scan look at 2^24
+		 * pages, its bound, one after the other: 1.1 s (4 s under ASan) for an open that
+		 * takes 0.03 s. */
+		size_t n = d->ntrunc ? trunc_at_or_below(d, at) : 0;
+		if (!n || at >= d->trunc[n - 1].max_end)
+			return at;
+		pa = d->trunc[n - 1].max_end;
+		if (pa == UINT64_MAX)
+			return UINT64_MAX;
 	}
-	if (at == UINT64_MAX || at > UINT64_MAX - VMCOREINFO_SCAN_STEP)
-		return UINT64_MAX;
-	return (at + VMCOREINFO_SCAN_STEP - 1) & ~(uint64_t)(VMCOREINFO_SCAN_STEP - 1);
 }
 
 /* The first LEN bytes at PA (in one file page) for the scan below: a kdump page compressed
@@ -1403,14 +1416,15 @@ static enum ps_read_status peek_phys(struct ps_dump *d, uint64_t pa, void *buf, 
  * have no VMCOREINFO note, but the kernel wrote it at boot into vmcoreinfo_data, a zeroed
  * page of its own: find a page that starts "OSRELEASE=" and holds PAGESIZE= and SYMBOL(
  * lines, and take its text. Returns its physical address, or UINT64_MAX. */
-static uint64_t find_vmcoreinfo_in_ram(struct ps_dump *d, uint64_t end)
+static uint64_t find_vmcoreinfo_in_ram(struct ps_dump *d, uint64_t end, uint64_t *pages_looked)
 {
 	static const char magic[] = "OSRELEASE=";
 	char head[sizeof magic - 1];
 	uint64_t looked = 0;
+	*pages_looked = 0;
 	for (uint64_t pa = next_in_dump(d, 0); pa < end && looked < VMCOREINFO_SCAN_MAX_PAGES;
 	     pa = pa <= UINT64_MAX - VMCOREINFO_SCAN_STEP ? next_in_dump(d, pa + VMCOREINFO_SCAN_STEP) : UINT64_MAX) {
-		looked++;
+		*pages_looked = ++looked;
 		if (!page_in_dump(d, pa) || peek_phys(d, pa, head, sizeof head) != PS_READ_OK ||
 		    memcmp(head, magic, sizeof head) != 0)
 			continue;
@@ -1776,12 +1790,14 @@ static void finish_open(struct ps_dump *d)
 	if (!d->nvi) {
 		const char *what = d->vmcoreinfo_note ? "the dump's VMCOREINFO note is unreadable"
 						      : "the dump has no VMCOREINFO note";
-		uint64_t at = find_vmcoreinfo_in_ram(d, end);
+		uint64_t looked;
+		uint64_t at = find_vmcoreinfo_in_ram(d, end, &looked);
 		if (at != UINT64_MAX)
 			warn(d, "%s; using the VMCOREINFO the kernel left in RAM at physical address 0x%" PRIx64,
 			     what, at);
 		else
-			warn(d, "%s, and none was found in RAM", what);
+			warn(d, "%s, and none was found in RAM (%" PRIu64 " page%s looked at)", what, looked,
+			     looked == 1 ? "" : "s");
 	}
 	const char *v = vmcoreinfo_get(d, "PAGESIZE");
 	unsigned long vps = v ? strtoul(v, NULL, 10) : 0;
