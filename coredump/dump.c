@@ -32,7 +32,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libkdumpfile/kdumpfile.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +99,7 @@ struct ps_dump {
 	uint64_t kd_ram_bitmap_off, kd_ram_bitmap_len, kd_desc_off;
 	uint64_t kd_ndesc;    /* page descriptors: pages in the dumped-pages bitmap */
 	uint64_t kd_cut_desc; /* the first descriptor past where the file is cut, else UINT64_MAX */
+	unsigned kd_helpers;  /* threads besides the caller's its reads may use (ps_helper_threads) */
 	unsigned char *ram_block;
 	uint64_t ram_block_off; /* UINT64_MAX: nothing cached */
 
@@ -961,26 +961,18 @@ static int check_kdump_descriptors(struct ps_dump *d, uint64_t file_size, char *
 		return 0;
 	uint64_t ndesc = d->kd_ndesc < d->kd_cut_desc ? d->kd_ndesc : d->kd_cut_desc;
 	enum { MAX_SHARES = 4, MIN_SHARE = 65536 };
-	unsigned nshares = 1, helpers = ps_helper_threads(MAX_SHARES - 1);
-	while (nshares <= helpers && ndesc / (nshares + 1) >= MIN_SHARE)
+	unsigned nshares = 1;
+	while (nshares <= d->kd_helpers && nshares < MAX_SHARES && ndesc / (nshares + 1) >= MIN_SHARE)
 		nshares++;
 	struct desc_share share[MAX_SHARES];
-	pthread_t thread[MAX_SHARES];
-	bool started[MAX_SHARES] = { false };
 	uint64_t per = ndesc / nshares;
-	for (unsigned i = 0; i < nshares; i++) {
+	for (unsigned i = 0; i < nshares; i++)
 		share[i] = (struct desc_share){ .d = d, .file_size = file_size, .first = i * per,
 						.end = i + 1 < nshares ? (i + 1) * per : ndesc };
-		started[i] = i > 0 && pthread_create(&thread[i], NULL, scan_desc_share, &share[i]) == 0;
-	}
+	ps_run_shares(scan_desc_share, share, sizeof share[0], nshares);
 	bool failed = false;
-	for (unsigned i = 0; i < nshares; i++) {
-		if (started[i])
-			pthread_join(thread[i], NULL);
-		else
-			scan_desc_share(&share[i]); /* the calling thread's, or one that did not start */
+	for (unsigned i = 0; i < nshares; i++)
 		failed = failed || share[i].failed;
-	}
 	/* The notes in file order, one share after the other; placed on their frames. */
 	size_t nnotes = 0;
 	for (unsigned i = 0; i < nshares; i++)
@@ -1761,7 +1753,7 @@ static void open_own_reads(struct ps_dump *d, uint64_t file_size)
 		struct ps_kdump_layout l = {
 			.fd = d->fd, .file_size = file_size, .block_size = d->kd_page_size,
 			.desc_off = d->kd_desc_off, .big_endian = d->target.big_endian,
-			.words = d->file_words, .npages = d->kd_max_pfn,
+			.words = d->file_words, .npages = d->kd_max_pfn, .helpers = d->kd_helpers,
 		};
 		if (ok)
 			d->kpages = ps_kdump_pages_open(&l);
@@ -2013,6 +2005,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		goto fail;
 	}
 	check_kdump_truncation(d, (uint64_t)sb.st_size);
+	d->kd_helpers = ps_helper_threads(3); /* once: it reads the cgroup's quota files */
 	if (check_kdump_descriptors(d, (uint64_t)sb.st_size, err) != 0)
 		goto fail;
 	open_own_reads(d, (uint64_t)sb.st_size);

@@ -206,7 +206,7 @@ struct ps_kdump_pages *ps_kdump_pages_open(const struct ps_kdump_layout *l)
 	}
 	/* Not mapped (no address space for it): fetch() preads. */
 	ps_mapped_file_map(&k->file, l->fd, l->file_size);
-	k->nhelpers = ps_helper_threads(RUN_HELPERS);
+	k->nhelpers = l->helpers < RUN_HELPERS ? l->helpers : RUN_HELPERS;
 	return k;
 }
 
@@ -572,34 +572,26 @@ bool ps_kdump_pages_read_run(struct ps_kdump_pages *k, uint64_t first, uint64_t 
 	 * shares, the calling thread's first; a helper that cannot start leaves its share to
 	 * the calling thread. */
 	uint64_t first_desc = desc_index(k, first);
-	unsigned nshares = 1;
-	while (nshares <= k->nhelpers && n / (nshares + 1) >= RUN_SPLIT_PAGES)
+	unsigned nshares = 1; /* each helper's share needs a decompressor of its own */
+	while (nshares <= k->nhelpers && n / (nshares + 1) >= RUN_SPLIT_PAGES) {
+		struct unpacker *h = &k->helper[nshares - 1];
+		if (!h->packed && !unpacker_init(h, k->l.block_size)) {
+			unpacker_fini(h);
+			break;
+		}
 		nshares++;
+	}
 	struct run_share share[1 + RUN_HELPERS];
-	pthread_t thread[1 + RUN_HELPERS];
-	bool started[1 + RUN_HELPERS] = { false };
 	uint64_t per = n / nshares;
 	for (unsigned i = 0; i < nshares; i++) {
 		uint64_t from = i * per, count = i + 1 < nshares ? per : n - from;
-		share[i] = (struct run_share){ .k = k, .u = &k->u, .first_desc = first_desc + from,
-					       .n = count,
+		share[i] = (struct run_share){ .k = k, .u = i ? &k->helper[i - 1] : &k->u,
+					       .first_desc = first_desc + from, .n = count,
 					       .out = (unsigned char *)buf + from * k->l.block_size };
-		if (i == 0)
-			continue;
-		struct unpacker *h = &k->helper[i - 1];
-		if (!h->packed && !unpacker_init(h, k->l.block_size))
-			unpacker_fini(h);
-		else {
-			share[i].u = h;
-			started[i] = pthread_create(&thread[i], NULL, read_share, &share[i]) == 0;
-		}
 	}
+	ps_run_shares(read_share, share, sizeof share[0], nshares);
 	bool ok = true;
 	for (unsigned i = 0; i < nshares; i++) {
-		if (started[i])
-			pthread_join(thread[i], NULL);
-		else
-			read_share(&share[i]); /* the calling thread's share, or a helper's that did not start */
 		k->decompressed += share[i].decompressed;
 		ok = ok && share[i].ok;
 	}

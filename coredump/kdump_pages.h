@@ -39,6 +39,8 @@ struct ps_kdump_layout {
 	 * it must outlive the reader. */
 	const uint64_t *words;
 	uint64_t npages;
+	/* Threads besides the caller's the reader may use (ps_helper_threads): 0, none. */
+	unsigned helpers;
 };
 
 enum ps_kdump_page_status {

@@ -223,3 +223,17 @@ unsigned ps_helper_threads(unsigned max)
 	int n = cpus - 1;
 	return n <= 0 ? 0 : (unsigned)n < max ? (unsigned)n : max;
 }
+
+void ps_run_shares(void *(*fn)(void *), void *shares, size_t size, unsigned n)
+{
+	pthread_t thread[n ? n : 1];
+	bool started[n ? n : 1];
+	for (unsigned i = 1; i < n; i++)
+		started[i] = pthread_create(&thread[i], NULL, fn, (char *)shares + i * size) == 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (i > 0 && started[i])
+			pthread_join(thread[i], NULL);
+		else
+			fn((char *)shares + i * size);
+	}
+}

@@ -45,4 +45,9 @@ int ps_pread_full(int fd, void *buf, size_t len, uint64_t off);
  * every tool) or held to one CPU's time. */
 unsigned ps_helper_threads(unsigned max);
 
+/* Shares of one piece of work: FN on each of the N elements of SHARES (SIZE bytes apart),
+ * the first on the calling thread and each other on a thread of its own (one that cannot
+ * start runs on the calling thread); returns when all are done. */
+void ps_run_shares(void *(*fn)(void *), void *shares, size_t size, unsigned n);
+
 #endif
