@@ -431,6 +431,14 @@ static void check_elf_truncation(struct ps_dump *d, const unsigned char *head, s
 		     d->ntrunc, past_eof);
 }
 
+/* A kdump-compressed file's signature: makedumpfile's "KDUMP   " or the older diskdump
+ * utility's "DISKDUMP", whose header and page layout are the same (libkdumpfile 0.5.1's
+ * diskdump.c reads both alike), so every check here applies to both. */
+static bool diskdump_signature(const unsigned char *head, size_t n)
+{
+	return n >= 8 && (!memcmp(head, "KDUMP   ", 8) || !memcmp(head, "DISKDUMP", 8));
+}
+
 /* Offset of disk_dump_header.timestamp: struct new_utsname is 6 x 65 bytes after the
  * signature and version (offset 402); the struct timeval after it is aligned to the size of
  * long. status, block_size, sub_hdr_size, bitmap_blocks and max_mapnr (4 bytes each)
@@ -452,7 +460,7 @@ static int64_t kdump_header_timestamp(const unsigned char *head, bool be, unsign
 /* disk_dump_header.block_size, or 0 when HEAD is not a kdump header. */
 static uint32_t kdump_block_size(const struct ps_dump *d, const unsigned char *head, size_t n)
 {
-	if (n < 448 || memcmp(head, "KDUMP   ", 8) != 0)
+	if (n < 448 || !diskdump_signature(head, n))
 		return 0;
 	unsigned ps = d->target.ptr_size;
 	unsigned bs_off = kdump_timestamp_offset(ps) + 2 * ps + 4; /* after timestamp and status */
@@ -594,7 +602,7 @@ static uint64_t stored_bytes(int fd, uint64_t off, uint64_t len, uint64_t enough
 static const char *kdump_header_broken(int fd, const unsigned char *head, size_t n,
 				       uint64_t file_size)
 {
-	if (n < 8 || (memcmp(head, "KDUMP   ", 8) != 0 && memcmp(head, "DISKDUMP", 8) != 0))
+	if (!diskdump_signature(head, n))
 		return NULL;
 	if (n < 464 || file_size < 4096)
 		return "the file ends inside the header";
@@ -663,7 +671,7 @@ static const char *kdump_header_broken(int fd, const unsigned char *head, size_t
 static void read_kdump_header(struct ps_dump *d, const unsigned char *head, size_t n,
 			      uint32_t block_size)
 {
-	if (n < 448 || memcmp(head, "KDUMP   ", 8) != 0)
+	if (n < 448 || !diskdump_signature(head, n))
 		return;
 	bool be = d->target.big_endian;
 	unsigned ps = d->target.ptr_size;
@@ -1493,7 +1501,7 @@ static void set_arch(struct ps_dump *d, const unsigned char *head, size_t n)
 	else if (kdump_get_string_attr(d->kd, KDUMP_ATTR_ARCH_NAME, &kname) != KDUMP_OK)
 		kname = NULL;
 	a = header_arch(kname, d->target.big_endian);
-	if (!a && n >= 337 && memcmp(head, "KDUMP   ", 8) == 0) {
+	if (!a && n >= 337 && diskdump_signature(head, n)) {
 		/* QEMU's kdump files leave arch.name unset but may fill utsname.machine. */
 		char machine[66];
 		memcpy(machine, head + 12 + 4 * 65, 65);
@@ -1874,7 +1882,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		ps_set_err(err, "%s: malformed ELF header: %s", path, broken);
 		goto fail;
 	}
-	d->diskdump = nhead >= 8 && (!memcmp(head, "KDUMP   ", 8) || !memcmp(head, "DISKDUMP", 8));
+	d->diskdump = nhead >= 0 && diskdump_signature(head, (size_t)nhead);
 	check_elf_truncation(d, head, (size_t)nhead, (uint64_t)sb.st_size);
 	broken = kdump_header_broken(d->fd, head, (size_t)nhead, (uint64_t)sb.st_size);
 	if (broken) {
@@ -2057,7 +2065,7 @@ int64_t ps_kdump_header_time(int fd, bool big_endian, unsigned ptr_size)
 {
 	unsigned char head[448];
 	if ((ptr_size != 4 && ptr_size != 8) || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
-	    memcmp(head, "KDUMP   ", 8) != 0)
+	    !diskdump_signature(head, sizeof head))
 		return 0;
 	return kdump_header_timestamp(head, big_endian, ptr_size);
 }
