@@ -18,7 +18,8 @@
 #            the slab caches and whatever else that pass read (PAGESLEUTH_FUZZ_FRAMES=1)
 # for SECONDS (default 20), or until RUNS inputs have run. Seeds: fuzz/corpus/KIND. The
 # corpus grows in a copy, or in $PAGESLEUTH_FUZZ_CORPUS/KIND when that is set (a long
-# campaign resumed across runs). The last line says how many inputs ran ("KIND: N runs").
+# campaign resumed across runs; PAGESLEUTH_FUZZ_LOG names a file for libFuzzer's log, to
+# follow it). The last line says how many inputs ran ("KIND: N runs").
 # Exits non-zero on a crash, leak, hang (PAGESLEUTH_FUZZ_TIMEOUT s per input, default 10: more
 # for a campaign niced on a busy machine, where a starved input is no hang), UBSan report or
 # broken invariant,
@@ -127,7 +128,9 @@ else
 fi
 # -close_fd_mask=3: the code under test prints its refusals, millions of times.
 # A crash must not exit 77 (libFuzzer's default), which tests/run.sh would read as a skip.
-log=$work/log
+# PAGESLEUTH_FUZZ_LOG: where libFuzzer's own log goes (a long campaign's progress, kept
+# where a reboot leaves it); by default in the work directory, removed at the end.
+log=${PAGESLEUTH_FUZZ_LOG:-$work/log}
 rc=0
 # Run in the work directory, every path absolute: what the harness leaves where it runs (the
 # probe child's ASan warnings were found as ".PID" files in the checkout) goes with it.
