@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 }
 FORMAT
 cc -std=gnu11 -D_GNU_SOURCE -O2 -o "$tmp/floor" "$tmp/floor.c"
-cc -std=gnu11 -D_GNU_SOURCE -O2 -Ilib -o "$tmp/format" "$tmp/format.c" "$B"/lib/*.o -lm
+cc -std=gnu11 -D_GNU_SOURCE -O2 -Ilib -o "$tmp/format" "$tmp/format.c" "$B"/lib/*.o -lzstd -lz -lm
 
 pages=$((GIB * 262144))
 echo "== starting a process with $GIB GiB written ($pages pages)" >&2

@@ -93,8 +93,14 @@ row "native" "$native" "$native_empty"
 measure "valgrind --tool=none" "--tool=none"
 measure "DHAT (--tool=dhat)" "--tool=dhat --dhat-out-file=$tmp/dhat.json"
 measure "pagesleuth: working set (T = τ = 100k)" "--tool=pagesleuth --out=$tmp/ws.rec"
-# instructions of the benchmark, for the Lackey extrapolation (the tool reports them)
-instr_big=$(sed -n 's/.*pagesleuth: \([0-9]*\) instructions.*/\1/p' "$tmp/err.big" | tail -1)
+# instructions of the benchmark, for the Lackey extrapolation: the tool reports them at exit,
+# but not under -q (VG_(umsg)), hence one more run without it, untimed
+instructions() { # PROGRAM-AND-ARGS
+	VALGRIND_LIB=$lib valgrind --tool=pagesleuth --out="$tmp/count.rec" $1 2>&1 >/dev/null |
+		sed -n 's/.*pagesleuth: \([0-9]*\) instructions.*/\1/p' | tail -1
+}
+instr_big=$(instructions "$big")
+[ -n "$instr_big" ] || { echo "bench/valgrind.sh: the tool reported no instruction count" >&2; exit 1; }
 measure "pagesleuth: + hot pages (--hot=20)" "--tool=pagesleuth --hot=20 --out=$tmp/hot.rec"
 measure "pagesleuth: + hot pages + objects, heap (--objects=yes --obj-globals=no)" \
 	"--tool=pagesleuth --hot=20 --objects=yes --obj-globals=no --out=$tmp/obj.rec"
@@ -102,8 +108,8 @@ measure "pagesleuth: + hot pages + objects, heap and globals (--objects=yes)" \
 	"--tool=pagesleuth --hot=20 --objects=yes --out=$tmp/objg.rec"
 
 say "Lackey --trace-mem route (small instance, extrapolated)"
-best "$VG --tool=pagesleuth --out=$tmp/small.rec $small" 1 >/dev/null
-instr_small=$(sed -n 's/.*pagesleuth: \([0-9]*\) instructions.*/\1/p' "$tmp/err" | tail -1)
+instr_small=$(instructions "$small")
+[ -n "$instr_small" ] || { echo "bench/valgrind.sh: the tool reported no instruction count" >&2; exit 1; }
 lk="VALGRIND_LIB=$lib $P valgrind --tool=lackey --trace-mem=yes --log-fd=9"
 conv="$P $B/pagesleuth lackey -o $tmp/lackey.rec"
 lackey_small=$(best "$lk $small 9>&1 >/dev/null | $conv" 1)
