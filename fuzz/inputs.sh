@@ -24,13 +24,14 @@
 # for a campaign niced on a busy machine, where a starved input is no hang), UBSan report or
 # broken invariant,
 # the reproducer left in $B/fuzz/artifacts/.
-# B: build directory (default /tmp/pagesleuth-fuzz), as in the Makefile.
+# B: build directory (default build-fuzz/ in this checkout: another checkout's harnesses, newer than
+# these sources, would otherwise be taken as up to date).
 set -eu
 cd "$(dirname "$0")/.."
 kind=${1:?usage: fuzz/inputs.sh rules|lackey|profile|sysmap|btf|dump-headers|dump-walk|dump-frames [SECONDS [RUNS]]}
 secs=${2:-20}
 runs=${3:--1}
-B=${B:-/tmp/pagesleuth-fuzz}
+B=${B:-$PWD/build-fuzz}
 extra=
 case $kind in
 rules | lackey) harness=fuzz_$kind max_len=4096 ;;

@@ -5,12 +5,13 @@
 # libclang-rt-14-dev) and run it for SECONDS (default 20) on a copy of the committed seed
 # corpus, so the committed corpus never grows. Exits non-zero if the fuzzer found a crash,
 # leak, hang or UBSan report; the reproducer is left in $B/fuzz/artifacts/.
-# B: build directory (default /tmp/pagesleuth-fuzz), as in the Makefile.
+# B: build directory (default build-fuzz/ in this checkout: another checkout's harnesses, newer than
+# these sources, would otherwise be taken as up to date).
 set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-20}
 [ $# -gt 0 ] && shift
-B=${B:-/tmp/pagesleuth-fuzz}
+B=${B:-$PWD/build-fuzz}
 
 make -s B="$B" "$B/fuzz/fuzz_records"
 

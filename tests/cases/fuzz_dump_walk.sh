@@ -17,7 +17,7 @@ command -v clang >/dev/null || { echo "skip: clang is not installed (make deps)"
 for fd in x86_64:kdump-d31.kdump arm64:qemu.elf ppc32-e500-64pte:qemu.elf; do
 	fx_dump "${fd%%:*}" "${fd#*:}" >/dev/null || { echo "skip: fixture dump $fd not available"; exit 77; }
 done
-export B=${PAGESLEUTH_FUZZ_BUILD:-/tmp/pagesleuth-fuzz}
+export B=${PAGESLEUTH_FUZZ_BUILD:-$PWD/build-fuzz}
 out=$(fuzz/inputs.sh dump-walk "${PAGESLEUTH_FUZZ_SECONDS:-5}") || exit 1
 echo "$out"
 runs=$(echo "$out" | sed -n 's/^dump-walk: \([0-9]*\) runs.*/\1/p')

@@ -10,7 +10,7 @@ set -uo pipefail
 cd "${PAGESLEUTH_ROOT:-.}" || exit 1
 command -v clang >/dev/null || { echo "skip: clang is not installed (make deps)"; exit 77; }
 secs=${PAGESLEUTH_FUZZ_SECONDS:-10}
-export B=${PAGESLEUTH_FUZZ_BUILD:-/tmp/pagesleuth-fuzz}
+export B=${PAGESLEUTH_FUZZ_BUILD:-$PWD/build-fuzz}
 fail=0
 for kind in rules lackey profile sysmap btf dump-headers; do
 	fuzz/inputs.sh "$kind" "$secs" || fail=1

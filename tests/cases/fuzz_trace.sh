@@ -8,7 +8,7 @@
 set -euo pipefail
 command -v clang >/dev/null || { echo "skip: clang is not installed (make deps)"; exit 77; }
 secs=${PAGESLEUTH_FUZZ_SECONDS:-20}
-B=${PAGESLEUTH_FUZZ_BUILD:-/tmp/pagesleuth-fuzz}
+B=${PAGESLEUTH_FUZZ_BUILD:-$PWD/build-fuzz}
 bin=$B/fuzz/fuzz_trace
 mkdir -p "$B/fuzz/artifacts"
 

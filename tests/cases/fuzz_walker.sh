@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "${PAGESLEUTH_ROOT:-.}"
 command -v clang >/dev/null || { echo "skip: clang is not installed (make deps)"; exit 77; }
-B=${PAGESLEUTH_FUZZ_BUILD:-/tmp/pagesleuth-fuzz}
+B=${PAGESLEUTH_FUZZ_BUILD:-$PWD/build-fuzz}
 secs=${PAGESLEUTH_FUZZ_SECONDS:-15}
 make -s B="$B" "$B/fuzz/fuzz_walker" "$B/fuzz/fuzz_walker_arch"
 
