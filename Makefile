@@ -207,7 +207,7 @@ report-demo:
 	./scripts/report-demo.sh
 
 clean:
-	rm -rf build $(B)-asan
+	rm -rf build $(B)-asan build-fuzz
 
 # Build rules of parts with their own toolchains (the Valgrind tool, static/cross builds).
 include $(wildcard mk/*.mk)
