@@ -195,6 +195,7 @@ bench-db: deps
 # The big dumps bench/extract.sh compares pagesleuth, crash and drgn on (2.5 GiB guests,
 # 118 processes; cached, never committed) and crash 8.0.6 built from Debian's source.
 bench-dump:
+	$(MAKE) -C tests/fixtures deps  # QEMU, and for the ppc32 guest's kernel linux-source-6.1 and pahole
 	./scripts/build-crash.sh
 	./bench/bigdump/gen.py
 	./bench/bigdump/gen.py --arch arm64
