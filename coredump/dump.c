@@ -431,9 +431,11 @@ static void check_elf_truncation(struct ps_dump *d, const unsigned char *head, s
 		     d->ntrunc, past_eof);
 }
 
-/* A kdump-compressed file's signature: makedumpfile's "KDUMP   " or the older diskdump
- * utility's "DISKDUMP", whose header and page layout are the same (libkdumpfile 0.5.1's
- * diskdump.c reads both alike), so every check here applies to both. */
+/* A kdump-compressed file's signature: makedumpfile's "KDUMP   ", or "DISKDUMP", which
+ * libkdumpfile 0.5.1's diskdump.c reads exactly as a "KDUMP   " file, page descriptors
+ * included: every check here must apply to both, or a "DISKDUMP" file reaches libkdumpfile
+ * unchecked. (The old diskdump utility's own files hold raw pages, no descriptors: read
+ * correctly by neither.) */
 static bool diskdump_signature(const unsigned char *head, size_t n)
 {
 	return n >= 8 && (!memcmp(head, "KDUMP   ", 8) || !memcmp(head, "DISKDUMP", 8));
