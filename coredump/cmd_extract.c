@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "commands.h"
 #include "dump.h"
+#include "mapped_file.h"
 #include "errmsg.h"
 #include "kinfo.h"
 #include "records.h"
@@ -58,6 +59,9 @@ static void extract_usage(FILE *out)
 		"      --no-log          leave out the kernel log (log records; see pagesleuth log)\n"
 		"      --trace FILE      write one line per kernel object read to FILE (debugging)\n"
 		"      --stats           print pages, runs, time and bytes read to stderr\n"
+		"  -j, --jobs N          walk the address spaces in N processes at once (default:\n"
+		"                        the CPUs this process may use, up to 8, one per 16,384\n"
+		"                        resident pages; the records are the same)\n"
 		"  -t, --tag KEY=VALUE   a tag for 'pagesleuth db' (board, firmware, ...) in the\n"
 		"                        header's tags= (repeatable)\n"
 		"  -h, --help            this text\n\n"
@@ -108,7 +112,12 @@ struct extract_opts {
 	size_t npids;
 	enum ps_walk_detail detail;
 	bool stats;
+	unsigned jobs; /* 0: as many as the CPUs (ps_helper_threads) */
 };
+
+#define MAX_JOBS 8
+#define AUTO_JOB_MIN_PAGES 16384 /* a worker costs ~1 ms (fork, copy-on-write, the append): worth
+				 * it from ~64 MiB resident (4 KiB pages) each (bench/extract.sh) */
 
 static int run_extract(const struct extract_opts *o)
 {
@@ -185,6 +194,8 @@ static int run_extract(const struct extract_opts *o)
 		.no_log = o->no_log,
 		.trace = trace,
 		.progress = show_progress,
+		.workers = o->jobs ? o->jobs : ps_helper_threads(MAX_JOBS - 1) + 1,
+		.worker_min_pages = o->jobs ? 0 : AUTO_JOB_MIN_PAGES,
 	};
 	/* Not over records being written to the same terminal (-o - on a terminal). */
 	ps_progress_init(&progress, prog, !(to_stdout && isatty(STDOUT_FILENO)));
@@ -299,6 +310,7 @@ int ps_cmd_extract(int argc, char **argv)
 		{ "trace", required_argument, NULL, 'T' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "tag", required_argument, NULL, 't' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -306,7 +318,7 @@ int ps_cmd_extract(int argc, char **argv)
 	int status = 2, c;
 	const char *why = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:p:t:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:p:t:j:h", longopts, NULL)) != -1) {
 		enum ps_type_source kind = PS_TYPES_DUMP_BTF;
 		switch (c) {
 		case 'o': o.output = optarg; break;
@@ -327,6 +339,17 @@ int ps_cmd_extract(int argc, char **argv)
 		case 'L': o.no_log = true; break;
 		case 'T': o.trace = optarg; break;
 		case 's': o.stats = true; break;
+		case 'j': {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 1 || n > 64 || optarg[0] == '-') {
+				fprintf(stderr, "%s: bad --jobs '%s': give 1 to 64\n", prog, optarg);
+				goto out;
+			}
+			o.jobs = (unsigned)n;
+			break;
+		}
 		case 't':
 			if (ps_tags_append(&o.tags, optarg, &why) != 0) {
 				fprintf(stderr, "%s: tag '%s': %s\n", prog, optarg, why);

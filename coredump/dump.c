@@ -112,6 +112,9 @@ struct ps_dump {
 	char last_error[256]; /* libkdumpfile's text for the last PS_READ_ERROR */
 	char first_error[256]; /* ... and for the first, with their count */
 	uint64_t read_errors;
+	/* Where the counts stood when the walk forked its workers (dump_fork_prepare): a
+	 * worker reports what it added since. */
+	uint64_t fork_read_errors, fork_decompressed, fork_hits;
 };
 
 /* ---- messages ------------------------------------------------------------------------ */
@@ -1458,11 +1461,63 @@ static void dump_prefetch_phys(void *ctx, uint64_t paddr)
 	ps_kdump_pages_prefetch(d->kpages, paddr >> d->kd_page_shift);
 }
 
+/* A walk split across processes (walker/split.c). Every reader here can be forked: the
+ * file is read with pread or through a shared mapping, and the only thread of our own is
+ * the kdump prefetcher, stopped for good (the workers keep the CPUs busy). What a worker's
+ * reads change that the parent reports: the read errors and the first one's message, and
+ * the decompression counts of --stats. */
+struct dump_worker_report {
+	uint64_t read_errors, decompressed, hits;
+	char first_error[256];
+};
+
+static int dump_fork_prepare(void *ctx)
+{
+	struct ps_dump *d = ctx;
+	uint64_t ahead, ahead_used;
+	ps_kdump_pages_stop_helpers(d->kpages);
+	d->fork_read_errors = d->read_errors;
+	ps_kdump_pages_counts(d->kpages, &d->fork_decompressed, &d->fork_hits, &ahead, &ahead_used);
+	return 0;
+}
+
+static size_t dump_worker_report(void *ctx, void *buf, size_t cap)
+{
+	struct ps_dump *d = ctx;
+	struct dump_worker_report r = { .read_errors = d->read_errors - d->fork_read_errors };
+	uint64_t decompressed, hits, ahead, ahead_used;
+	ps_kdump_pages_counts(d->kpages, &decompressed, &hits, &ahead, &ahead_used);
+	r.decompressed = decompressed - d->fork_decompressed;
+	r.hits = hits - d->fork_hits;
+	if (!d->fork_read_errors) /* else the parent has the first already */
+		memcpy(r.first_error, d->first_error, sizeof r.first_error);
+	if (cap < sizeof r)
+		return 0;
+	memcpy(buf, &r, sizeof r);
+	return sizeof r;
+}
+
+static void dump_worker_merge(void *ctx, const void *buf, size_t len)
+{
+	struct ps_dump *d = ctx;
+	struct dump_worker_report r;
+	if (len != sizeof r)
+		return;
+	memcpy(&r, buf, sizeof r);
+	if (r.read_errors && d->read_errors == 0)
+		memcpy(d->first_error, r.first_error, sizeof d->first_error);
+	d->read_errors += r.read_errors;
+	ps_kdump_pages_add_counts(d->kpages, r.decompressed, r.hits);
+}
+
 static const struct ps_target_ops dump_ops = {
 	.read_phys = dump_read_phys,
 	.read_kvirt = NULL,
 	.pfn_status = dump_pfn_status,
 	.vmcoreinfo = dump_vmcoreinfo,
+	.fork_prepare = dump_fork_prepare,
+	.worker_report = dump_worker_report,
+	.worker_merge = dump_worker_merge,
 };
 
 static const struct ps_target_ops dump_ops_prefetch = {
@@ -1471,6 +1526,9 @@ static const struct ps_target_ops dump_ops_prefetch = {
 	.pfn_status = dump_pfn_status,
 	.vmcoreinfo = dump_vmcoreinfo,
 	.prefetch_phys = dump_prefetch_phys,
+	.fork_prepare = dump_fork_prepare,
+	.worker_report = dump_worker_report,
+	.worker_merge = dump_worker_merge,
 };
 
 /* ---- architecture ---------------------------------------------------------------------- */

@@ -645,3 +645,17 @@ void ps_kdump_pages_counts(const struct ps_kdump_pages *k, uint64_t *decompresse
 	*ahead = k ? k->ahead + pf : 0;
 	*ahead_used = k ? k->ahead_used + (k->pf ? k->pf->used : 0) : 0;
 }
+
+void ps_kdump_pages_add_counts(struct ps_kdump_pages *k, uint64_t decompressed, uint64_t hits)
+{
+	if (k)
+		k->decompressed += decompressed, k->hits += hits;
+}
+
+void ps_kdump_pages_stop_helpers(struct ps_kdump_pages *k)
+{
+	if (!k)
+		return;
+	prefetcher_stop(k);
+	k->nhelpers = 0;
+}

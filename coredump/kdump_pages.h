@@ -119,5 +119,11 @@ static inline const char *ps_kdump_desc_problem(uint64_t off, uint64_t size, uin
  * --stats). */
 void ps_kdump_pages_counts(const struct ps_kdump_pages *k, uint64_t *decompressed, uint64_t *hits,
 			   uint64_t *ahead, uint64_t *ahead_used);
+/* Another process's decompressions and cache hits (a worker of a split walk) added. */
+void ps_kdump_pages_add_counts(struct ps_kdump_pages *k, uint64_t decompressed, uint64_t hits);
+
+/* Before the process forks (a walk split across processes, which keeps every CPU busy):
+ * the prefetcher's thread stopped, and no more started; hints do nothing from now on. */
+void ps_kdump_pages_stop_helpers(struct ps_kdump_pages *k);
 
 #endif

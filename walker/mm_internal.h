@@ -151,6 +151,15 @@ size_t mm_modules_collect(struct ps_walker *w, struct mm_module **out);
 const struct mm_module *mm_module_at(const struct mm_module *m, size_t n, uint64_t addr,
 				     uint64_t *offset);
 
+/* ---- the address spaces, walked (walker.c) and split across processes (split.c) ----- */
+
+/* Write mms FROM .. TO - 1 of TL (mm, VMA and page records). 0, or -1: out of memory or
+ * a write failed (w->write_failed). */
+int mm_write_mms(struct ps_walker *w, struct mm_tasklist *tl, size_t from, size_t to);
+/* The same for every mm of TL, by up to w->opt->workers processes. 0 or -1 (as above, or
+ * a worker failed: w->fatal says how). */
+int mm_write_mms_split(struct ps_walker *w, struct mm_tasklist *tl);
+
 /* ---- the walker --------------------------------------------------------------------- */
 
 struct mm_page_cache; /* page.c */
@@ -165,8 +174,11 @@ struct ps_walker {
 	const struct ps_walk_options *opt;
 	struct ps_walk_result *res;
 	FILE *trace;
-	unsigned warns;      /* warn records written this run (capped, see mm_warn) */
+	unsigned warns;         /* warns this run ... */
+	unsigned warns_written; /* ... of which written: at most warn_cap (see mm_warn) */
+	unsigned warn_cap;
 	bool write_failed;
+	char fatal[256];        /* why the run failed, when not out of memory or writing */
 
 	struct mm_page_cache *pages;
 	struct mm_path_cache *paths;

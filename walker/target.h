@@ -37,7 +37,21 @@ struct ps_target_ops {
 	 * another CPU (kdump: decompress it); what read_phys returns must not depend on hints.
 	 * NULL: no hints. */
 	void (*prefetch_phys)(void *ctx, uint64_t paddr);
+	/* A walk split across processes (ps_walk_options.workers, walker/split.c): each worker
+	 * is a fork that reads through its copy of the back-end. fork_prepare, in the parent
+	 * before it forks, stops the back-end's own threads (a fork keeps only the caller's)
+	 * and notes where its counts stand; reads work as before after it. 0, or -1: do not
+	 * fork. NULL: the back-end cannot be forked (crash), the walk stays in one process. */
+	int (*fork_prepare)(void *ctx);
+	/* In a worker at its end: what its reads changed that the parent reports (read errors
+	 * and their first message, counts), at most PS_TARGET_REPORT_MAX bytes into BUF; the
+	 * length. worker_merge, in the parent: one worker's report taken in, workers in walk
+	 * order after the parent's own reads. Both required with fork_prepare. */
+	size_t (*worker_report)(void *ctx, void *buf, size_t cap);
+	void (*worker_merge)(void *ctx, const void *buf, size_t len);
 };
+
+#define PS_TARGET_REPORT_MAX 1024
 
 /* A back-end instance, described by what it read from the dump (never from the host). */
 struct ps_target {

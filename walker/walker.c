@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <time.h>
 
 #define MAX_WARNS 2000 /* warn records per run; the rest are counted in one last warn */
@@ -141,8 +142,10 @@ void mm_warn(struct ps_walker *w, uint64_t mm, uint64_t at, const char *fmt, ...
 {
 	if (w->res)
 		w->res->partial = true;
-	if (++w->warns > MAX_WARNS)
+	w->warns++;
+	if (w->warns_written >= w->warn_cap)
 		return;
+	w->warns_written++;
 	char reason[512];
 	va_list ap;
 	va_start(ap, fmt);
@@ -738,6 +741,17 @@ static int write_mm(struct ps_walker *w, struct mm_space *mm)
 	return rc;
 }
 
+int mm_write_mms(struct ps_walker *w, struct mm_tasklist *tl, size_t from, size_t to)
+{
+	int rc = 0;
+	for (size_t i = from; i < to && rc == 0 && !w->write_failed; i++) {
+		mm_progress(w, "processes", i, tl->nmm);
+		rc = write_mm(w, &tl->mm[i]);
+		w->res->mms++;
+	}
+	return rc;
+}
+
 static int emit_log(void *arg, const struct ps_klog_entry *e)
 {
 	struct ps_walker *w = arg;
@@ -781,8 +795,10 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 	w->opt = opt;
 	w->res = res;
 	w->trace = opt->trace;
-	w->warns = 0;
+	w->warns = w->warns_written = 0;
+	w->warn_cap = MAX_WARNS;
 	w->write_failed = false;
+	w->fatal[0] = 0;
 	uint64_t pt0 = w->c.stats.pt_bytes, ps0 = w->c.stats.page_struct_bytes;
 
 	char when[40];
@@ -813,11 +829,8 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 				w->write_failed = true;
 		}
 		res->tasks = tl.n;
-		for (size_t i = 0; i < tl.nmm && rc == 0 && !w->write_failed; i++) {
-			mm_progress(w, "processes", i, tl.nmm);
-			rc = write_mm(w, &tl.mm[i]);
-			res->mms++;
-		}
+		if (!w->write_failed)
+			rc = mm_write_mms_split(w, &tl);
 	}
 	mm_tasklist_free(&tl);
 	if (rc == 0 && !w->write_failed && !opt->no_counters) {
@@ -833,15 +846,15 @@ int ps_walker_run(struct ps_walker *w, struct ps_writer *out, const struct ps_wa
 		write_log(w);
 		w->c.trace_reads = NULL;
 	}
-	if (w->warns > MAX_WARNS) {
-		unsigned n = w->warns - MAX_WARNS;
-		w->warns = 0; /* let this one through */
+	if (w->warns > w->warns_written) {
+		unsigned n = w->warns - w->warns_written;
+		w->warn_cap = UINT_MAX; /* let this one through */
 		mm_warn(w, PS_UNKNOWN, PS_UNKNOWN, "%u further warnings not written", n);
 	}
 	res->pt_bytes = w->c.stats.pt_bytes - pt0;
 	res->page_struct_bytes = w->c.stats.page_struct_bytes - ps0;
 	if (rc < 0 && !w->write_failed) {
-		ps_set_err(err, "walker: out of memory");
+		ps_set_err(err, "walker: %s", w->fatal[0] ? w->fatal : "out of memory");
 		w->out = NULL;
 		return -1;
 	}

@@ -54,6 +54,13 @@ struct ps_walk_options {
 	 * it should throttle itself. */
 	void (*progress)(void *arg, const char *what, uint64_t done, uint64_t total);
 	void *progress_arg;
+	/* Processes that walk the address spaces at once (split.c): up to WORKERS (0 or 1:
+	 * this one alone), this one and forked workers, each with a contiguous stretch of the
+	 * mms, even by their RSS counters; one per WORKER_MIN_PAGES resident pages at most
+	 * (0: any). Only for a back-end that can fork (ps_target_ops.fork_prepare) and with
+	 * no trace. The records are the same byte for byte. */
+	unsigned workers;
+	uint64_t worker_min_pages;
 };
 
 struct ps_walk_result {

@@ -142,28 +142,8 @@ if [ -f "$T/zlib.kdump" ]; then
 	# physical address; its descriptor is found from the header and the bitmap.
 	"$BIN" extract "$T/zlib.kdump" -o /dev/null --trace "$T/trace" 2>/dev/null
 	pa=$(awk '$1 == "page" { print $2; exit }' "$T/trace")
-	python3 - "$T/bad.kdump" "$pa" >"$T/mut.out" <<'PY' || bad "corruption: $(cat "$T/mut.out")"
-import struct, sys
-path, pa = sys.argv[1], int(sys.argv[2], 16)
-f = open(path, "r+b")
-h = f.read(4096)
-# disk_dump_header of a 64-bit little-endian machine: block_size at 428, sub_hdr_size, bitmap_blocks
-block, sub, bmb = struct.unpack_from("<iiI", h, 428)
-pfn = pa // block
-f.seek((1 + sub + bmb // 2) * block)        # the dumped-pages bitmap: the second half
-bits = f.read(pfn // 8 + 1)
-if not bits[pfn // 8] >> (pfn % 8) & 1:
-    sys.exit("page 0x%x is not in the dump" % pfn)
-rank = sum(bin(b).count("1") for b in bits[:pfn // 8]) + bin(bits[pfn // 8] & ((1 << (pfn % 8)) - 1)).count("1")
-desc = (1 + sub + bmb) * block + 24 * rank
-f.seek(desc)
-off, size, flags = struct.unpack("<qII", f.read(16))
-if flags != 1:
-    sys.exit("page 0x%x is not zlib-compressed (flags 0x%x)" % (pfn, flags))
-f.seek(off + 2)                              # past the zlib header: garbage deflate data
-f.write(b"\xff" * min(size - 2, 64))
-print("%x %d" % (pa, rank))
-PY
+	python3 tests/tools/kdump_garble_page.py "$T/bad.kdump" "$pa" >"$T/mut.out" 2>&1 ||
+		bad "corruption: $(cat "$T/mut.out")"
 	read -r bad_pa bad_desc <"$T/mut.out"
 	timeout 120 "$BIN" extract "$T/bad.kdump" -o "$T/bad.rec" 2>"$T/bad.err"
 	rc=$?
