@@ -312,11 +312,15 @@ for d in qemu.elf qemu.kdump; do
 	row "pagesleuth extract -p 1 --no-frames --no-log" "$d" "${ref_counters[$d]}" 0 "$secs" \
 		"fixed cost + the kernel's counters (meminfo, vmstat, zones, buddyinfo) and slab caches"
 	# The same on more than one CPU (BENCH_CPUS): a kdump's start-up runs and page
-	# descriptors are then shared between threads, and its walk's next pages decompressed
-	# ahead by one more; an ELF has nothing to share.
+	# descriptors are then shared between threads; the walk is shared by worker processes
+	# (the default -j), or, with -j 1, a kdump's next pages are decompressed ahead by one
+	# more thread.
 	if [ -n "$CPUS2" ]; then
 		multi=$(PIN="taskset -c $CPUS2" best_of "$PS" extract "$BIG/$d" -o /dev/null --stats "${USER_ONLY[@]}")
 		row "pagesleuth extract ${USER_ONLY[*]}, CPUs $CPUS2" "$d" "$multi" "$(stat_pages "$tmp/err")" "$secs" \
+			"CPU s = all processes'; the walk shared by one process per CPU (-j's default)"
+		multi1=$(PIN="taskset -c $CPUS2" best_of "$PS" extract "$BIG/$d" -j 1 -o /dev/null --stats "${USER_ONLY[@]}")
+		row "pagesleuth extract -j 1 ${USER_ONLY[*]}, CPUs $CPUS2" "$d" "$multi1" "$(stat_pages "$tmp/err")" "$secs" \
 			"CPU s = all threads'$(sed -n 's/.*decompressed (\([0-9]*\) ahead on another CPU, \([0-9]*\) of them read).*/; \1 pages decompressed ahead on another CPU, \2 of them read/p' "$tmp/err")"
 		multi_fixed=$(PIN="taskset -c $CPUS2" REPS=$((REPS > 10 ? REPS : 10)) best_of "$PS" extract "$BIG/$d" -o /dev/null -p 1 "${USER_ONLY[@]}")
 		row "pagesleuth extract -p 1 (fixed cost), CPUs $CPUS2" "$d" "$multi_fixed" 0 "$secs" "CPU s = all threads'"
