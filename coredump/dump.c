@@ -973,7 +973,7 @@ static int check_kdump_descriptors(struct ps_dump *d, uint64_t file_size, char *
 	if (!d->kd_block_size || !d->file_map || !d->kd_page_size)
 		return 0;
 	uint64_t ndesc = d->kd_ndesc < d->kd_cut_desc ? d->kd_ndesc : d->kd_cut_desc;
-	enum { MAX_SHARES = 4, MIN_SHARE = 65536 };
+	enum { MAX_SHARES = PS_KDUMP_HELPERS_MAX + 1, MIN_SHARE = 65536 };
 	unsigned nshares = 1;
 	while (nshares <= d->kd_helpers && nshares < MAX_SHARES && ndesc / (nshares + 1) >= MIN_SHARE)
 		nshares++;
@@ -2073,7 +2073,8 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		goto fail;
 	}
 	check_kdump_truncation(d, (uint64_t)sb.st_size);
-	d->kd_helpers = ps_helper_threads(3); /* once: it reads the cgroup's quota files */
+	if (d->kd_block_size) /* once: it reads the cgroup's quota files; no use for an ELF */
+		d->kd_helpers = ps_helper_threads(PS_KDUMP_HELPERS_MAX);
 	if (check_kdump_descriptors(d, (uint64_t)sb.st_size, err) != 0)
 		goto fail;
 	open_own_reads(d, (uint64_t)sb.st_size);

@@ -38,7 +38,7 @@
  * `-p 1` inflates, at ~11 us a page (the inflate and the fault on the page it lands in);
  * starting a thread costs tens of microseconds. */
 #define RUN_SPLIT_PAGES 16u
-#define RUN_HELPERS 3u
+#define RUN_HELPERS PS_KDUMP_HELPERS_MAX
 
 /* What one thread needs to take a page out of the file: its compressed data, and the
  * decompressors (neither libdeflate's nor zstd's context may be shared between threads). */

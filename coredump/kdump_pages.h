@@ -39,9 +39,14 @@ struct ps_kdump_layout {
 	 * it must outlive the reader. */
 	const uint64_t *words;
 	uint64_t npages;
-	/* Threads besides the caller's the reader may use (ps_helper_threads): 0, none. */
+	/* Threads besides the caller's the reader may use (ps_helper_threads): 0, none; at
+	 * most PS_KDUMP_HELPERS_MAX are used. */
 	unsigned helpers;
 };
+
+/* Threads a kdump's reads use besides the caller's, at most: the shares of a long run of
+ * pages (kdump_pages.c), and of the open's check of every page descriptor (dump.c). */
+#define PS_KDUMP_HELPERS_MAX 3u
 
 enum ps_kdump_page_status {
 	KP_OK,
