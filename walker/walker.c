@@ -171,6 +171,7 @@ struct ps_walker *ps_walker_open(const struct ps_target *t, char **err)
 		free(w);
 		return NULL;
 	}
+	w->warn_cap = MAX_WARNS; /* also for the parts of a walk run on their own (the unit tests) */
 	return w;
 }
 
