@@ -153,8 +153,8 @@ const struct mm_module *mm_module_at(const struct mm_module *m, size_t n, uint64
 
 /* ---- the address spaces, walked (walker.c) and split across processes (split.c) ----- */
 
-/* Write mms FROM .. TO - 1 of TL (mm, VMA and page records). 0, or -1: out of memory or
- * a write failed (w->write_failed). */
+/* Write mms FROM .. TO - 1 of TL (mm, VMA and page records). 0, or -1: out of memory; a
+ * failed write sets w->write_failed and ends it too. */
 int mm_write_mms(struct ps_walker *w, struct mm_tasklist *tl, size_t from, size_t to);
 /* The same for every mm of TL, by up to w->opt->workers processes. 0 or -1 (as above, or
  * a worker failed: w->fatal says how). */

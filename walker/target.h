@@ -45,8 +45,9 @@ struct ps_target_ops {
 	int (*fork_prepare)(void *ctx);
 	/* In a worker at its end: what its reads changed that the parent reports (read errors
 	 * and their first message, counts), at most PS_TARGET_REPORT_MAX bytes into BUF; the
-	 * length. worker_merge, in the parent: one worker's report taken in, workers in walk
-	 * order after the parent's own reads. Both required with fork_prepare. */
+	 * length. worker_merge, in the parent: one worker's report taken in, after the
+	 * parent's own stretch (a read error the parent saw stays the first). Both required
+	 * with fork_prepare. */
 	size_t (*worker_report)(void *ctx, void *buf, size_t cap);
 	void (*worker_merge)(void *ctx, const void *buf, size_t len);
 };
