@@ -340,10 +340,8 @@ int ps_cmd_extract(int argc, char **argv)
 		case 'T': o.trace = optarg; break;
 		case 's': o.stats = true; break;
 		case 'j': {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 1 || n > 64 || optarg[0] == '-') {
+			uint64_t n;
+			if (!ps_parse_count(optarg, 64, &n)) {
 				fprintf(stderr, "%s: bad --jobs '%s': give 1 to 64\n", prog, optarg);
 				goto out;
 			}

@@ -30,3 +30,14 @@ int ps_pid_list_add(const char *arg, uint64_t **pids, size_t *n, const char **wh
 	} while (*p);
 	return 0;
 }
+
+bool ps_parse_count(const char *text, uint64_t max, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(text, &end, 10);
+	if (!*text || *end || errno || n == 0 || n > max || text[0] == '-')
+		return false;
+	*out = n;
+	return true;
+}

@@ -88,14 +88,3 @@ bool live_parse_seconds(const char *text, double min, double max, double *out)
 	*out = v;
 	return true;
 }
-
-bool live_parse_count(const char *text, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(text, &end, 10);
-	if (!*text || *end || errno || n == 0 || text[0] == '-')
-		return false;
-	*out = n;
-	return true;
-}

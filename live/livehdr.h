@@ -16,9 +16,8 @@ void live_iso_time(char out[32]);
 void live_read_first_line(const char *path, char *out, size_t len);
 
 /* Option values shared by snap and wss: a decimal number of seconds in [MIN, MAX] (strtod
- * syntax, finite), and a positive count. False when the text is not one. */
+ * syntax, finite). False when the text is not one. (Counts: ps_parse_count, pid_list.h.) */
 bool live_parse_seconds(const char *text, double min, double max, double *out);
-bool live_parse_count(const char *text, uint64_t *out);
 
 /* CLOCK_BOOTTIME in ns (PS_UNKNOWN if unavailable), CLOCK_MONOTONIC in ns. */
 uint64_t live_boottime_ns(void);

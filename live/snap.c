@@ -54,6 +54,7 @@
 #include "atomic_file.h"
 #include "commands.h"
 #include "livehdr.h"
+#include "pid_list.h"
 #include "pagemap.h"
 #include "counters.h"
 #include "frames.h"
@@ -251,17 +252,15 @@ static int parse_options(int argc, char **argv, struct snap_options *opt)
 			}
 			break;
 		case 'c':
-			if (!live_parse_count(optarg, &opt->count)) {
+			if (!ps_parse_count(optarg, UINT64_MAX, &opt->count)) {
 				fprintf(stderr, "pagesleuth snap: --count %s: not a positive number\n", optarg);
 				return 2;
 			}
 			have_count = true;
 			break;
 		case 'j': {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || errno || n == 0 || n > MAX_JOBS || optarg[0] == '-') {
+			uint64_t n;
+			if (!ps_parse_count(optarg, MAX_JOBS, &n)) {
 				fprintf(stderr, "pagesleuth snap: --jobs %s: not a number of threads (1 to %u)\n",
 					optarg, MAX_JOBS);
 				return 2;

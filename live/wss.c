@@ -18,6 +18,7 @@
 
 #include "commands.h"
 #include "livehdr.h"
+#include "pid_list.h"
 #include "records.h"
 
 #include <errno.h>
@@ -564,7 +565,7 @@ static int wss_parse_options(int argc, char **argv, struct wss_options *o)
 			break;
 		case 'C': o->mode = MODE_CUMULATIVE; break;
 		case 'c':
-			if (!live_parse_count(optarg, &o->count)) {
+			if (!ps_parse_count(optarg, UINT64_MAX, &o->count)) {
 				fprintf(stderr, "pagesleuth wss: --count %s: not a positive number\n", optarg);
 				return 2;
 			}
