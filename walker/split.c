@@ -37,11 +37,10 @@
 struct split_report {
 	bool done; /* set last: the worker got to its end */
 	int rc;
-	bool partial;
 	char write_error[256]; /* its writer failed: why */
 	unsigned warns, warns_written, warn_cap;
 	int64_t first; /* taken for it by the parent before the fork */
-	uint64_t mms, vmas, pages, swap_entries, unknown_pages, excluded_pages;
+	struct ps_walk_result res; /* the worker's own: what its mms added */
 	uint64_t pt_bytes, page_struct_bytes, other_bytes, reads;
 	size_t target_len;
 	unsigned char target[PS_TARGET_REPORT_MAX];
@@ -94,11 +93,10 @@ static void worker_main(struct ps_walker *w, struct mm_tasklist *tl, struct spli
 		_exit(1);
 	struct ps_walk_options opt = *w->opt;
 	opt.progress = NULL; /* the parent's terminal line */
-	struct ps_walk_result res = { 0 };
 	uint64_t pt0 = w->c.stats.pt_bytes, ps0 = w->c.stats.page_struct_bytes;
 	uint64_t other0 = w->c.stats.other_bytes, reads0 = w->c.stats.reads;
 	w->opt = &opt;
-	w->res = &res;
+	w->res = &rep->res; /* zero, as the shared mapping came */
 	w->out = part;
 	w->warns = w->warns_written = 0;
 	w->warn_cap = rep->warn_cap;
@@ -127,12 +125,8 @@ static void worker_main(struct ps_walker *w, struct mm_tasklist *tl, struct spli
 		snprintf(rep->write_error, sizeof rep->write_error, "%s",
 			 ps_writer_error(part)[0] ? ps_writer_error(part) : strerror(errno));
 	rep->rc = rc;
-	rep->partial = res.partial;
 	rep->warns = w->warns;
 	rep->warns_written = w->warns_written;
-	rep->mms = res.mms, rep->vmas = res.vmas, rep->pages = res.pages;
-	rep->swap_entries = res.swap_entries, rep->unknown_pages = res.unknown_pages;
-	rep->excluded_pages = res.excluded_pages;
 	rep->pt_bytes = w->c.stats.pt_bytes - pt0;
 	rep->page_struct_bytes = w->c.stats.page_struct_bytes - ps0;
 	rep->other_bytes = w->c.stats.other_bytes - other0;
@@ -150,10 +144,11 @@ static int take_counts(struct ps_walker *w, const struct split_report *rep, unsi
 			 k, rep->write_error);
 		return -1;
 	}
-	w->res->partial |= rep->partial;
-	w->res->mms += rep->mms, w->res->vmas += rep->vmas, w->res->pages += rep->pages;
-	w->res->swap_entries += rep->swap_entries, w->res->unknown_pages += rep->unknown_pages;
-	w->res->excluded_pages += rep->excluded_pages;
+	const struct ps_walk_result *r = &rep->res;
+	w->res->partial |= r->partial;
+	w->res->mms += r->mms, w->res->vmas += r->vmas, w->res->pages += r->pages;
+	w->res->swap_entries += r->swap_entries, w->res->unknown_pages += r->unknown_pages;
+	w->res->excluded_pages += r->excluded_pages;
 	w->c.stats.pt_bytes += rep->pt_bytes, w->c.stats.page_struct_bytes += rep->page_struct_bytes;
 	w->c.stats.other_bytes += rep->other_bytes, w->c.stats.reads += rep->reads;
 	w->warns += rep->warns;
