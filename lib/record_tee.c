@@ -53,27 +53,46 @@ static void report_warn(struct ps_record_tee *t)
 	t->warn(t->arg, text);
 }
 
+/* One whole line (without its newline): count a page run, report a warn record. */
+static void look_at_line(struct ps_record_tee *t, const char *line, size_t len)
+{
+	if (len >= 2 && line[1] == ' ' &&
+	    (line[0] == 'm' || line[0] == 'x' || line[0] == 'w' || line[0] == 'u')) {
+		t->runs++; /* a page run: m x w u */
+	} else if (len >= 5 && memcmp(line, "warn ", 5) == 0) {
+		if (line != t->line) {
+			size_t keep = len < sizeof t->line - 1 ? len : sizeof t->line - 1;
+			memcpy(t->line, line, keep);
+			t->len = keep;
+		}
+		report_warn(t);
+	}
+}
+
 static ssize_t tee_write(void *cookie, const char *buf, size_t size)
 {
 	struct ps_record_tee *t = cookie;
 	if (!t->out)
 		return (ssize_t)size; /* cut off (an abandoned crash command): discard */
-	/* Keep the start of each line (enough for any warn record's reason) and look at it
-	 * when the line ends; records may be split across writes. Line by line with memchr:
-	 * this sees every byte extract writes. */
+	/* Records may be split across writes: the start of a line that does not end in this
+	 * write is kept (enough for any warn record's reason) and looked at when it ends. A
+	 * line wholly inside the write is looked at where it is. This sees every byte extract
+	 * writes, hence no copy of the lines that are whole. */
 	const char *p = buf, *end = buf + size;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *stop = nl ? nl : end;
-		size_t room = sizeof t->line - 1 - t->len, n = (size_t)(stop - p);
-		memcpy(t->line + t->len, p, n < room ? n : room);
-		t->len += n < room ? n : room;
-		if (!nl)
-			break;
-		if (t->len >= 2 && t->line[1] == ' ' && strchr("mxwu", t->line[0]))
-			t->runs++; /* a page run: m x w u */
-		else if (t->len >= 5 && memcmp(t->line, "warn ", 5) == 0)
-			report_warn(t);
+		size_t n = (size_t)(stop - p);
+		if (t->len || !nl) {
+			size_t room = sizeof t->line - 1 - t->len;
+			memcpy(t->line + t->len, p, n < room ? n : room);
+			t->len += n < room ? n : room;
+			if (!nl)
+				break;
+			look_at_line(t, t->line, t->len);
+		} else {
+			look_at_line(t, p, n);
+		}
 		t->len = 0;
 		p = nl + 1;
 	}

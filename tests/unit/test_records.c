@@ -6,6 +6,7 @@
  * "test_records: N checks, M failed"; exits non-zero if any check failed.
  */
 #include "records.h"
+#include "record_tee.h"
 #include "check.h"
 
 #include <dirent.h>
@@ -1851,8 +1852,70 @@ static void test_special_output(void)
 	unlink(fifo);
 }
 
+/* ---- the record tee: page runs counted, warn records reported, bytes passed unchanged ----- */
+
+struct tee_seen {
+	unsigned n;
+	char text[4][1300];
+};
+
+static void tee_seen_warn(void *arg, const char *text)
+{
+	struct tee_seen *s = arg;
+	if (s->n < 4)
+		snprintf(s->text[s->n], sizeof s->text[0], "%s", text);
+	s->n++;
+}
+
+static void test_record_tee(void)
+{
+	/* Runs of each kind, a line that only looks like one ("mm" has no space second), a warn
+	 * with escapes and a control byte, one without mm or at, and a warn longer than the
+	 * tee keeps (its reason is cut, never overrun). */
+	char longreason[3000];
+	memset(longreason, 'r', sizeof longreason - 1);
+	longreason[sizeof longreason - 1] = '\0';
+	char text[8192];
+	int len = snprintf(text, sizeof text,
+			   "mm id=1 x=2\nm 1000 3 a\nx 2000 1\nw 3000 1 s\nu 4000 2\n"
+			   "warn mm=3 at=7f00 reason=cannot%%20read%%1b%%5b\nvma 1\n"
+			   "warn mm=- at=- reason=dump%%20cut\nwarn mm=9 reason=%s\nm 5 1 a\n",
+			   longreason);
+	for (size_t chunk = 1; chunk <= 8192; chunk = chunk < 8 ? chunk + 1 : chunk * 5) {
+		char *got = NULL;
+		size_t got_len = 0;
+		FILE *mem = open_memstream(&got, &got_len);
+		struct tee_seen seen = { 0 };
+		struct ps_record_tee t = { .out = mem, .warn = tee_seen_warn, .arg = &seen };
+		FILE *fp = ps_record_tee_open(&t);
+		CHECK(fp != NULL, "tee opened");
+		if (!fp || !mem)
+			return;
+		for (int off = 0; off < len; off += (int)chunk) {
+			size_t n = (size_t)(len - off) < chunk ? (size_t)(len - off) : chunk;
+			fwrite(text + off, 1, n, fp);
+			fflush(fp); /* each chunk is one write of the tee */
+		}
+		fclose(fp);
+		fclose(mem);
+		CHECK(got_len == (size_t)len && memcmp(got, text, (size_t)len) == 0,
+		      "chunk %zu: the bytes passed unchanged", chunk);
+		CHECK_U64(t.runs, 5);
+		CHECK_U64(t.warns, 3);
+		CHECK_U64(seen.n, 3);
+		CHECK_STR(seen.text[0], "mm 3 at 0x7f00: cannot read?[");
+		CHECK_STR(seen.text[1], "dump cut");
+		CHECK(strncmp(seen.text[2], "mm 9: rrrr", 10) == 0 && strlen(seen.text[2]) < 1024 &&
+			      strspn(seen.text[2] + 6, "r") == strlen(seen.text[2] + 6),
+		      "chunk %zu: the long warn cut to the kept start (%zu chars)", chunk,
+		      strlen(seen.text[2]));
+		free(got);
+	}
+}
+
 int main(void)
 {
+	test_record_tee();
 	test_counters();
 	test_frames();
 	if (!mkdtemp(tmpdir)) {
