@@ -186,8 +186,7 @@ size_t render_tree_indent(const struct table *t, size_t row, size_t col)
 	const struct cell *c = table_cell_c(t, row, t->tree_depth_col);
 	if (c->kind != CELL_U64)
 		return 0;
-	/* deep recursion (thousands of frames) must not make lines of megabytes */
-	return 2 * (size_t)(c->u < 32 ? c->u : 32);
+	return c->u < RENDER_TREE_MAX_INDENT / 2 ? 2 * (size_t)c->u : RENDER_TREE_MAX_INDENT;
 }
 
 /* An exact quotient: an integer when DEN divides NUM, else two decimals. */

@@ -55,6 +55,9 @@ uint64_t render_map_u64(const struct table *t, size_t row, enum map_col col);
 /* Spaces before the cell (row, col) of a tree table (table.tree): two per level of depth, at
  * most 64; 0 for any other cell. */
 size_t render_tree_indent(const struct table *t, size_t row, size_t col);
+/* The deepest indentation it gives: deep recursion (thousands of frames) must not make
+ * lines of megabytes. */
+#define RENDER_TREE_MAX_INDENT (2 * 32)
 
 /* What the identity block says of a file without snapshots (trace records only). */
 #define RENDER_NO_SNAPSHOT "trace records only: the page analyses have nothing to show"

@@ -230,6 +230,19 @@ static void render_grid(const struct report *rep, const struct table *t, FILE *o
 	}
 	if (grid_width(width, all, t->ncols) <= TEXT_WIDTH) {
 		render_block(rep, t, width, all, t->ncols, out);
+	} else if (t->tree && t->tree_label_col < t->ncols) {
+		/* A tree too wide (deep, long call stacks): one block all the same, its indented
+		 * labels last, where a long one only makes its own line longer; blocks of columns
+		 * would put a node's numbers thousands of lines away from its name. */
+		memcpy(width, natural, n * sizeof *width);
+		size_t label = t->tree_label_col, nb = 0;
+		if (width[label] > RENDER_TREE_MAX_INDENT + TEXT_WIDTH)
+			width[label] = RENDER_TREE_MAX_INDENT + TEXT_WIDTH;
+		for (size_t c = 0; c < t->ncols; c++)
+			if (c != label)
+				all[nb++] = c;
+		all[nb++] = label;
+		render_block(rep, t, width, all, nb, out);
 	} else {
 		/* It does not: blocks of columns, each after the key columns (up to the first
 		 * string column when it is among the first three: PID COMMAND, OBJECT), every

@@ -135,6 +135,25 @@ same alloc-csv "$tmp/alloc-csv.out" "id,parent,depth,node,group,cur,peak,max,tot
 grep -q 'global heap peak: 350 bytes' "$tmp/ex.out" || fail "alloc: the note does not give the global peak 350"
 grep -q '^ 3       2      2      make_table table.c:5 ' "$tmp/ex.out" ||
 	fail "alloc: the text tree is not indented by depth"
+# A tree too wide for 100 columns (40 levels, 150-character frames): still one block, each
+# node's numbers on its own line with its label, the labels last, indented up to 64 spaces
+# and cut at 164 characters; blocks of columns would put the numbers 40 lines away.
+f=$tmp/deep.rec
+{ echo 'pagesleuth-records 1.0'
+  echo 'header source=valgrind arch=x86_64 endian=little page_size=4096 release=- dump=deep time=x'
+  awk 'BEGIN { pad = "pppppppppppppppppppppppppppppppppppppppppppppppppp"; pad = pad pad pad
+	for (i = 1; i <= 40; i++) {
+		printf "frame id=%d fn=fn%d_%s\n", i, i, pad
+		printf "alloc id=%d parent=%s cur=%d peak=%d max=%d total=%d blocks=1 frame=%d\n", i,
+			i == 1 ? "-" : i - 1, 1000 - i, 2000 - i, 3000 - i, 4000 - i, i } }'; } >"$f"
+run deep report -a alloc "$f"
+[ "$(grep -c 'GROUP_OR_CALL_STACK' "$tmp/deep.out")" = 1 ] || fail "deep: the tree was split into blocks of columns"
+grep -q '^ 3       2      2         997     1997  2997   3997       1      fn3_ppp' "$tmp/deep.out" ||
+	fail "deep: node 3's row is not its numbers, then its label indented by 4"
+grep -q "^40      39     39         960     1960  2960   3960       1  $(printf '%64s' '')fn40_ppp" "$tmp/deep.out" ||
+	fail "deep: node 40's label is not indented by the most (64 spaces)"
+[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$tmp/deep.out")" -le $((59 + 2 + 164)) ] ||
+	fail "deep: a line longer than the numbers and 164 characters of label"
 # MB = bytes / 2^20: 8388608 -> 8, 4194304 -> 4, 1048576 -> 1, 2097152 -> 2
 run wss-csv report -f csv -a wss "$EX"
 same wss-csv "$tmp/wss-csv.out" "pid,method,mode,seq,dur_s,est_s,rss_mb,pss_mb,ref_mb,t_ns
