@@ -2,7 +2,7 @@
  * the call-stack tree of its allocations, as one table in preorder. Children are ordered by
  * their bytes at the global heap peak (descending), then by id. Text and HTML indent the
  * node column by depth (a Massif-like tree); CSV and JSON stay flat with id, parent and
- * depth. Sizes in bytes.
+ * depth. Sizes are in bytes (CSV and JSON), shown in the report's units in text and HTML.
  */
 #include "model.h"
 #include "xalloc.h"
@@ -40,14 +40,14 @@ void an_trace_alloc(const struct model *m, struct report *r)
 		[A_DEPTH] = { "depth", "DEPTH", CELL_U64, false },
 		[A_NODE] = { "node", "GROUP_OR_CALL_STACK", CELL_STR, false },
 		[A_GROUP] = { "group", "GROUP", CELL_STR, false },
-		[A_CUR] = { "cur", "CUR", CELL_U64, false },
-		[A_PEAK] = { "peak", "AT_PEAK", CELL_U64, false },
-		[A_MAX] = { "max", "MAX", CELL_U64, false },
-		[A_TOTAL] = { "total", "TOTAL", CELL_U64, false },
+		[A_CUR] = { "cur_bytes", "CUR", CELL_U64, COL_BYTES },
+		[A_PEAK] = { "peak_bytes", "AT_PEAK", CELL_U64, COL_BYTES },
+		[A_MAX] = { "max_bytes", "MAX", CELL_U64, COL_BYTES },
+		[A_TOTAL] = { "total_bytes", "TOTAL", CELL_U64, COL_BYTES },
 		[A_BLOCKS] = { "blocks", "BLOCKS", CELL_U64, false },
 	};
 	const struct trace_model *tm = &m->trace;
-	struct table *t = table_new("alloc", "Allocation tree (bytes)", STYLE_GRID, A_NCOLS, cols);
+	struct table *t = table_new("alloc", "Allocation tree", STYLE_GRID, A_NCOLS, cols);
 	t->tree = true, t->tree_label_col = A_NODE, t->tree_depth_col = A_DEPTH;
 	size_t n = tm->nallocs;
 
@@ -119,10 +119,17 @@ void an_trace_alloc(const struct model *m, struct report *r)
 			       "2^64 bytes (the records are inconsistent); cur: live at exit, at peak: "
 			       "live at the instant the whole heap was largest, max: the node's own "
 			       "highest, total: ever allocated");
-	else if (peak_known)
-		table_set_note(t, "global heap peak: %" PRIu64 " bytes (the roots' AT_PEAK); cur: live at "
-			       "exit, at peak: live at the instant the whole heap was largest, max: the "
-			       "node's own highest, total: ever allocated", global_peak);
+	else if (peak_known) {
+		char human[BYTES_HUMAN_MAX], exact[48] = "";
+		if (global_peak >= 1024)
+			snprintf(exact, sizeof exact, " (%" PRIu64 " bytes)", global_peak);
+		else
+			snprintf(human, sizeof human, "%" PRIu64 " bytes", global_peak);
+		table_set_note(t, "global heap peak: %s%s, the roots' AT_PEAK; cur: live at exit, at "
+			       "peak: live at the instant the whole heap was largest, max: the node's "
+			       "own highest, total: ever allocated",
+			       global_peak >= 1024 ? bytes_human(global_peak, human) : human, exact);
+	}
 	else
 		table_set_note(t, "cur: live at exit, at peak: live at the instant the whole heap was "
 			       "largest, max: the node's own highest, total: ever allocated");

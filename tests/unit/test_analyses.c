@@ -1207,8 +1207,8 @@ static void test_trace(void)
 		EXPECT_S(al, i, "node", node[i]);
 	}
 	EXPECT_NONE(al, 0, "parent");
-	EXPECT_ROW(al, 3, { "parent", 7 }, { "cur", 6 }, { "peak", 20 }, { "max", 28 }, { "total", 80 },
-		   { "blocks", 2 });
+	EXPECT_ROW(al, 3, { "parent", 7 }, { "cur_bytes", 6 }, { "peak_bytes", 20 }, { "max_bytes", 28 },
+		   { "total_bytes", 80 }, { "blocks", 2 });
 	if (al) {
 		CHECK(al->tree && al->tree_label_col == (size_t)col_of(al, "node") &&
 		      al->tree_depth_col == (size_t)col_of(al, "depth"), "alloc table is not a tree");
