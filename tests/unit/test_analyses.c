@@ -1047,6 +1047,7 @@ static const char trace_text[] =
 	"obj id=2 kind=global name=table size=128 blocks=1 loads=9 stores=0 bload=72 bstore=0 stack=- "
 	"file=t.c line=2\n"
 	"obj id=3 kind=heap name=main size=16 blocks=1 loads=1 stores=7 bload=8 bstore=56 stack=11\n"
+	"obj id=4 kind=heap name=- size=8 blocks=1 loads=1 stores=0 bload=8 bstore=0 stack=12,11\n"
 	"alloc id=5 parent=- group=db cur=10 peak=30 max=40 total=100 blocks=3 frame=-\n"
 	"alloc id=6 parent=5 group=db cur=4 peak=10 max=12 total=20 blocks=1 frame=10\n"
 	"alloc id=8 parent=7 group=db cur=6 peak=20 max=28 total=80 blocks=2 frame=12\n" /* child first */
@@ -1187,7 +1188,7 @@ static void test_trace(void)
 
 	/* accesses = loads + stores: 3+5 = 8, 9+0 = 9, 1+7 = 8; descending, ties in file order */
 	const struct table *ob = TAB(&r, "obj");
-	EXPECT_NROWS(ob, 3);
+	EXPECT_NROWS(ob, 4);
 	EXPECT_ROW(ob, 0, { "id", 2 }, { "accesses", 9 }, { "size", 128 });
 	EXPECT_S(ob, 0, "where", "t.c:2");
 	EXPECT_S(ob, 0, "kind", "global");
@@ -1195,6 +1196,9 @@ static void test_trace(void)
 		   { "bload", 24 }, { "bstore", 40 }, { "blocks", 4 });
 	EXPECT_S(ob, 1, "where", "fill t.c:7 <- main t.c:20");
 	EXPECT_ROW(ob, 2, { "id", 3 }, { "accesses", 8 });
+	/* allocated in a function without a symbol: named by its address, as a peak's is */
+	EXPECT_ROW(ob, 3, { "id", 4 }, { "accesses", 1 });
+	EXPECT_S(ob, 3, "name", "0x7f00");
 
 	/* roots by peak: 1 (40) before 5 (30); under 5: 7 (20) before 6 (10); 8 under 7 */
 	const struct table *al = TAB(&r, "alloc");
@@ -1245,12 +1249,14 @@ static void test_trace(void)
 	CHECK(an_trace_obj(&m, "name:up", &r2) == -1, "sort direction that does not exist");
 	CHECK_U64(r2.ntables, 2);
 	if (r2.ntables == 2) {
-		EXPECT_S(r2.tables[0], 0, "name", "fill");
-		EXPECT_S(r2.tables[0], 1, "name", "main");
-		EXPECT_S(r2.tables[0], 2, "name", "table");
-		EXPECT_U(r2.tables[1], 0, "id", 2); /* bstore 0, 40, 56 */
-		EXPECT_U(r2.tables[1], 1, "id", 1);
-		EXPECT_U(r2.tables[1], 2, "id", 3);
+		EXPECT_S(r2.tables[0], 0, "name", "0x7f00"); /* the name shown is the one sorted */
+		EXPECT_S(r2.tables[0], 1, "name", "fill");
+		EXPECT_S(r2.tables[0], 2, "name", "main");
+		EXPECT_S(r2.tables[0], 3, "name", "table");
+		EXPECT_U(r2.tables[1], 0, "id", 2); /* bstore 0, 0, 40, 56 */
+		EXPECT_U(r2.tables[1], 1, "id", 4);
+		EXPECT_U(r2.tables[1], 2, "id", 1);
+		EXPECT_U(r2.tables[1], 3, "id", 3);
 	}
 	report_free(&r2);
 	model_free(&m);
