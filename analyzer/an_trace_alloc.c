@@ -120,15 +120,15 @@ void an_trace_alloc(const struct model *m, struct report *r)
 			       "live at the instant the whole heap was largest, max: the node's own "
 			       "highest, total: ever allocated");
 	else if (peak_known) {
-		char human[BYTES_HUMAN_MAX], exact[48] = "";
-		if (global_peak >= 1024)
-			snprintf(exact, sizeof exact, " (%" PRIu64 " bytes)", global_peak);
+		char human[BYTES_HUMAN_MAX], peak[BYTES_HUMAN_MAX + 32];
+		if (global_peak >= 1024) /* "4.5 MiB (4717638 bytes)"; below, "350 bytes" */
+			snprintf(peak, sizeof peak, "%s (%" PRIu64 " bytes)",
+				 bytes_human(global_peak, human), global_peak);
 		else
-			snprintf(human, sizeof human, "%" PRIu64 " bytes", global_peak);
-		table_set_note(t, "global heap peak: %s%s, the roots' AT_PEAK; cur: live at exit, at "
+			snprintf(peak, sizeof peak, "%" PRIu64 " bytes", global_peak);
+		table_set_note(t, "global heap peak: %s, the roots' AT_PEAK; cur: live at exit, at "
 			       "peak: live at the instant the whole heap was largest, max: the node's "
-			       "own highest, total: ever allocated",
-			       global_peak >= 1024 ? bytes_human(global_peak, human) : human, exact);
+			       "own highest, total: ever allocated", peak);
 	}
 	else
 		table_set_note(t, "cur: live at exit, at peak: live at the instant the whole heap was "

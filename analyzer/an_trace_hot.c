@@ -65,12 +65,7 @@ void an_trace_hot(const struct model *m, struct report *r)
 			/* The frame's strings live in the model: borrowed, so a million hot
 			 * records naming one long frame do not make a million copies. */
 			const struct trace_frame *f = &tm->frames[h->frame];
-			char buf[24];
-			const char *fn = trace_frame_fn(f, buf);
-			if (fn == buf)
-				table_set_str(t, row, H_FN, buf);
-			else
-				table_set_str_ref(t, row, H_FN, fn);
+			an_set_frame_fn(t, row, H_FN, f);
 			table_set_str_ref(t, row, H_FILE, f->file);
 			if (f->line != PS_UNKNOWN)
 				table_set_u64(t, row, H_LINE, f->line);

@@ -68,18 +68,12 @@ int an_trace_obj(const struct model *m, const char *sort, struct report *r)
 		size_t row = table_add_row(t);
 		table_set_u64(t, row, O_ID, o->id);
 		table_set_str(t, row, O_KIND, o->heap ? "heap" : "global");
-		if (!*o->name && o->heap && o->stack.n) {
-			/* A heap object allocated in a function without a symbol (a stripped
-			 * program's static function): its address, as the peaks table does. */
-			char buf[24];
-			const char *fn = trace_frame_fn(trace_stack_frame(tm, o->stack, 0), buf);
-			if (fn == buf)
-				table_set_str(t, row, O_NAME, buf);
-			else
-				table_set_str_ref(t, row, O_NAME, fn);
-		} else {
+		/* A heap object allocated in a function without a symbol (a stripped program's
+		 * static function): its address, as the peaks table names it. */
+		if (!*o->name && o->heap && o->stack.n)
+			an_set_frame_fn(t, row, O_NAME, trace_stack_frame(tm, o->stack, 0));
+		else
 			table_set_str_ref(t, row, O_NAME, o->name); /* the model's: see an_trace_hot.c */
-		}
 		set_known(t, row, O_SIZE, o->size);
 		set_known(t, row, O_BLOCKS, o->blocks);
 		table_set_u64(t, row, O_LOADS, o->loads);

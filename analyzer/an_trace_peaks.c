@@ -47,12 +47,7 @@ void an_trace_peaks(const struct model *m, struct report *r)
 				table_set_u64(t, row, optcol[k], opt[k]);
 		if (p->stack.n) {
 			const struct trace_frame *f = trace_stack_frame(tm, p->stack, 0);
-			char buf[24];
-			const char *fn = trace_frame_fn(f, buf);
-			if (fn == buf)
-				table_set_str(t, row, P_FN, buf);
-			else
-				table_set_str_ref(t, row, P_FN, fn); /* the model's: see an_trace_hot.c */
+			an_set_frame_fn(t, row, P_FN, f);
 			table_set_str_ref(t, row, P_FILE, f->file);
 			if (f->line != PS_UNKNOWN)
 				table_set_u64(t, row, P_LINE, f->line);

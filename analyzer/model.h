@@ -232,6 +232,18 @@ void an_trace_hot(const struct model *m, struct report *r);       /* hot */
 int an_trace_obj(const struct model *m, const char *sort, struct report *r); /* obj */
 void an_trace_alloc(const struct model *m, struct report *r);     /* alloc */
 void an_wss(const struct model *m, struct report *r);             /* wss */
+/* Cell (ROW, COL) of a trace table: frame F's function as trace_frame_fn shows it, the
+ * model's string borrowed (see an_trace_hot.c), an address copied. */
+static inline void an_set_frame_fn(struct table *t, size_t row, size_t col,
+				   const struct trace_frame *f)
+{
+	char buf[24];
+	const char *fn = trace_frame_fn(f, buf);
+	if (fn == buf)
+		table_set_str(t, row, col, buf);
+	else
+		table_set_str_ref(t, row, col, fn);
+}
 /* The obj table's columns, for --sort's help and check: "id, kind, name, ..." */
 const char *an_trace_obj_columns(void);
 /* 9: diff of two models */
