@@ -341,8 +341,9 @@ int ps_cmd_extract(int argc, char **argv)
 		case 's': o.stats = true; break;
 		case 'j': {
 			uint64_t n;
-			if (!ps_parse_count(optarg, 64, &n)) {
-				fprintf(stderr, "%s: bad --jobs '%s': give 1 to 64\n", prog, optarg);
+			if (!ps_parse_count(optarg, PS_WALK_MAX_WORKERS, &n)) {
+				fprintf(stderr, "%s: bad --jobs '%s': give 1 to %u\n", prog, optarg,
+					PS_WALK_MAX_WORKERS);
 				goto out;
 			}
 			o.jobs = (unsigned)n;

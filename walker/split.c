@@ -30,7 +30,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_SPLIT 64 /* processes at most */
 #define PAGES_IMPLAUSIBLE (UINT64_C(1) << 40)
 
 /* What a worker hands back. */
@@ -57,7 +56,7 @@ struct split_piece {
 struct split_shared {
 	/* The mms not taken yet: [front, back), front in the low half. */
 	_Alignas(64) _Atomic uint64_t ends;
-	struct split_report rep[MAX_SPLIT];
+	struct split_report rep[PS_WALK_MAX_WORKERS];
 	struct split_piece piece[]; /* per mm */
 };
 
@@ -190,7 +189,7 @@ int mm_write_mms_split(struct ps_walker *w, struct mm_tasklist *tl)
 	const struct ps_walk_options *opt = w->opt;
 	const struct ps_target_ops *ops = w->c.t.ops;
 	size_t nmm = tl->nmm;
-	unsigned n = opt->workers < MAX_SPLIT ? opt->workers : MAX_SPLIT;
+	unsigned n = opt->workers < PS_WALK_MAX_WORKERS ? opt->workers : PS_WALK_MAX_WORKERS;
 	if (n > nmm)
 		n = (unsigned)nmm;
 	if (opt->worker_min_pages && n > 1) {
@@ -216,8 +215,8 @@ int mm_write_mms_split(struct ps_walker *w, struct mm_tasklist *tl)
 	/* Each process a share of the warn records' cap, so that all together keep to it. */
 	unsigned share = w->warns_written < w->warn_cap ? (w->warn_cap - w->warns_written) / n : 0;
 	unsigned cap = w->warn_cap;
-	pid_t pid[MAX_SPLIT] = { 0 };
-	int fd[MAX_SPLIT];
+	pid_t pid[PS_WALK_MAX_WORKERS] = { 0 };
+	int fd[PS_WALK_MAX_WORKERS];
 	pid_t self = getpid();
 	/* Each worker's first mm is taken for it before it starts, from the back: every worker
 	 * walks at least one (the last for the first worker), whatever the parent's pace. A

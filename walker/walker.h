@@ -55,13 +55,16 @@ struct ps_walk_options {
 	void (*progress)(void *arg, const char *what, uint64_t done, uint64_t total);
 	void *progress_arg;
 	/* Processes that walk the address spaces at once (split.c): up to WORKERS (0 or 1:
-	 * this one alone), this one and forked workers, each with a contiguous stretch of the
-	 * mms, even by their RSS counters; one per WORKER_MIN_PAGES resident pages at most
-	 * (0: any). Only for a back-end that can fork (ps_target_ops.fork_prepare) and with
-	 * no trace. The records are the same byte for byte. */
+	 * this one alone; at most PS_WALK_MAX_WORKERS), this one taking mms from the front of
+	 * those not yet walked and forked workers from the back; one per WORKER_MIN_PAGES
+	 * resident pages by the mms' RSS counters at most (0: any). Only for a back-end that
+	 * can fork (ps_target_ops.fork_prepare) and with no trace. The records are the same
+	 * byte for byte. */
 	unsigned workers;
 	uint64_t worker_min_pages;
 };
+
+#define PS_WALK_MAX_WORKERS 64u
 
 struct ps_walk_result {
 	bool partial;         /* something could not be read: warn records say what */
