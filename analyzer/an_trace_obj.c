@@ -18,19 +18,19 @@ static const struct column obj_cols[O_NCOLS] = {
 	[O_ID] = { "id", "ID", CELL_U64, false },
 	[O_KIND] = { "kind", "KIND", CELL_STR, false },
 	[O_NAME] = { "name", "NAME", CELL_STR, false },
-	[O_SIZE] = { "size", "SIZE", CELL_U64, false },
+	[O_SIZE] = { "size_bytes", "SIZE", CELL_U64, COL_BYTES },
 	[O_BLOCKS] = { "blocks", "BLOCKS", CELL_U64, false },
 	[O_LOADS] = { "loads", "LOADS", CELL_U64, false },
 	[O_STORES] = { "stores", "STORES", CELL_U64, false },
 	[O_ACCESSES] = { "accesses", "ACCESSES", CELL_U64, false },
-	[O_BLOAD] = { "bload", "BYTES_LOADED", CELL_U64, false },
-	[O_BSTORE] = { "bstore", "BYTES_STORED", CELL_U64, false },
+	[O_BLOAD] = { "loaded_bytes", "LOADED", CELL_U64, COL_BYTES },
+	[O_BSTORE] = { "stored_bytes", "STORED", CELL_U64, COL_BYTES },
 	[O_WHERE] = { "where", "ALLOCATED_OR_DECLARED_AT", CELL_STR, false },
 };
 
 const char *an_trace_obj_columns(void)
 {
-	return "id, kind, name, size, blocks, loads, stores, accesses, bload, bstore, where";
+	return "id, kind, name, size_bytes, blocks, loads, stores, accesses, loaded_bytes, stored_bytes, where";
 }
 
 static void set_known(struct table *t, size_t row, size_t col, uint64_t v)

@@ -114,7 +114,7 @@ same hot-csv "$tmp/hot-csv.out" "rank,page,kind,accesses,fn,file,line,object
 2,7f0000001000,data,20,0x7f0000001000,,,/lib/x86_64-linux-gnu/libc.so.6"
 # accesses = loads + stores: 30 and 8; --sort=name puts counter first
 run obj-csv report -f csv -a obj "$EX"
-same obj-csv "$tmp/obj-csv.out" "id,kind,name,size,blocks,loads,stores,accesses,bload,bstore,where
+same obj-csv "$tmp/obj-csv.out" "id,kind,name,size_bytes,blocks,loads,stores,accesses,loaded_bytes,stored_bytes,where
 1,heap,touch,4096,3,10,20,30,80,160,touch ramp.c:12 <- main ramp.c:30
 2,global,counter,8,1,7,1,8,56,8,ramp.c:3"
 run obj-sort report -f csv -a obj --sort name "$EX"

@@ -1189,11 +1189,11 @@ static void test_trace(void)
 	/* accesses = loads + stores: 3+5 = 8, 9+0 = 9, 1+7 = 8; descending, ties in file order */
 	const struct table *ob = TAB(&r, "obj");
 	EXPECT_NROWS(ob, 4);
-	EXPECT_ROW(ob, 0, { "id", 2 }, { "accesses", 9 }, { "size", 128 });
+	EXPECT_ROW(ob, 0, { "id", 2 }, { "accesses", 9 }, { "size_bytes", 128 });
 	EXPECT_S(ob, 0, "where", "t.c:2");
 	EXPECT_S(ob, 0, "kind", "global");
 	EXPECT_ROW(ob, 1, { "id", 1 }, { "accesses", 8 }, { "loads", 3 }, { "stores", 5 },
-		   { "bload", 24 }, { "bstore", 40 }, { "blocks", 4 });
+		   { "loaded_bytes", 24 }, { "stored_bytes", 40 }, { "blocks", 4 });
 	EXPECT_S(ob, 1, "where", "fill t.c:7 <- main t.c:20");
 	EXPECT_ROW(ob, 2, { "id", 3 }, { "accesses", 8 });
 	/* allocated in a function without a symbol: named by its address, as a peak's is */
@@ -1244,7 +1244,7 @@ static void test_trace(void)
 	/* --sort: strings ascending, numbers descending, :asc / :desc override; ties in file order */
 	struct report r2 = { 0 };
 	CHECK(an_trace_obj(&m, "name", &r2) == 0, "sort by name");
-	CHECK(an_trace_obj(&m, "bstore:asc", &r2) == 0, "sort by bstore:asc");
+	CHECK(an_trace_obj(&m, "stored_bytes:asc", &r2) == 0, "sort by stored_bytes:asc");
 	CHECK(an_trace_obj(&m, "nosuch", &r2) == -1, "sort by a column that does not exist");
 	CHECK(an_trace_obj(&m, "name:up", &r2) == -1, "sort direction that does not exist");
 	CHECK_U64(r2.ntables, 2);
@@ -1253,7 +1253,7 @@ static void test_trace(void)
 		EXPECT_S(r2.tables[0], 1, "name", "fill");
 		EXPECT_S(r2.tables[0], 2, "name", "main");
 		EXPECT_S(r2.tables[0], 3, "name", "table");
-		EXPECT_U(r2.tables[1], 0, "id", 2); /* bstore 0, 0, 40, 56 */
+		EXPECT_U(r2.tables[1], 0, "id", 2); /* stored 0, 0, 40, 56 bytes */
 		EXPECT_U(r2.tables[1], 1, "id", 4);
 		EXPECT_U(r2.tables[1], 2, "id", 1);
 		EXPECT_U(r2.tables[1], 3, "id", 3);
