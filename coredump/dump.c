@@ -462,17 +462,70 @@ static int64_t kdump_header_timestamp(const unsigned char *head, bool be, unsign
 	return t > 0 ? t : 0;
 }
 
-/* disk_dump_header.block_size, or 0 when HEAD is not a kdump header. */
-static uint32_t kdump_block_size(const struct ps_dump *d, const unsigned char *head, size_t n)
+/* How a kdump header is laid out: the word size and byte order of the machine that wrote
+ * it, and the fields after its timestamp. */
+struct kdump_layout {
+	unsigned ptr_size;
+	bool big_endian;
+	uint64_t block_size, sub_blocks, bitmap_blocks, max_mapnr;
+};
+
+/* The layout libkdumpfile 0.5.1 reads HEAD with (diskdump.c, open_common): the 32-bit one
+ * first, little- then big-endian, then the 64-bit one; the first whose block size is a page
+ * size it takes (a power of two from 4 KiB to 256 KiB) and whose bitmaps have a bit for each
+ * of max_mapnr's frames. pagesleuth reads the header's fields with the same layout, or it
+ * would check other bitmaps and descriptors than libkdumpfile reads. A 64-bit machine's
+ * header can pass for a 32-bit one: then its timestamp's tv_usec is taken for the block
+ * size, the status for the bitmap blocks, the block size for max_mapnr (kdump_header_broken
+ * refuses such a file). false when no layout fits: libkdumpfile refuses the file. */
+static bool kdump_header_layout(const unsigned char *head, size_t n, struct kdump_layout *l)
 {
-	if (n < 448 || !diskdump_signature(head, n))
-		return 0;
-	unsigned ps = d->target.ptr_size;
-	unsigned bs_off = kdump_timestamp_offset(ps) + 2 * ps + 4; /* after timestamp and status */
-	uint32_t bs = (uint32_t)load_uint(head + bs_off, 4, d->target.big_endian);
-	if (bs < 512 || bs > (1u << 24) || (bs & (bs - 1)))
-		return 0;
-	return bs;
+	if (n < 464 || !diskdump_signature(head, n))
+		return false;
+	for (unsigned ps = 4; ps <= 8; ps += 4)
+		for (int be = 0; be <= 1; be++) {
+			unsigned f = kdump_timestamp_offset(ps) + 2 * ps; /* status */
+			*l = (struct kdump_layout){
+				.ptr_size = ps,
+				.big_endian = be,
+				.block_size = load_uint(head + f + 4, 4, be),
+				.sub_blocks = load_uint(head + f + 8, 4, be),
+				.bitmap_blocks = load_uint(head + f + 12, 4, be),
+				.max_mapnr = load_uint(head + f + 16, 4, be),
+			};
+			uint64_t bs = l->block_size;
+			if (bs >= 4096 && bs <= (1u << 18) && !(bs & (bs - 1)) &&
+			    8 * l->bitmap_blocks * bs >= l->max_mapnr)
+				return true;
+		}
+	return false;
+}
+
+/* The word size of the machine utsname.machine names (uname -m), or 0 when not known here. */
+static unsigned machine_word_size(const char *m)
+{
+	static const char *const bits64[] = { "x86_64", "aarch64", "aarch64_be", "arm64", "ppc64",
+					      "ppc64le", "s390x", "riscv64", "mips64", "loongarch64",
+					      "sparc64", "ia64", "alpha", "parisc64" };
+	static const char *const bits32[] = { "i386", "i486", "i586", "i686", "ppc", "ppcle", "s390",
+					      "riscv32", "mips", "mipsel", "parisc", "sparc", "m68k" };
+	for (size_t i = 0; i < sizeof bits64 / sizeof bits64[0]; i++)
+		if (strcmp(m, bits64[i]) == 0)
+			return 8;
+	for (size_t i = 0; i < sizeof bits32 / sizeof bits32[0]; i++)
+		if (strcmp(m, bits32[i]) == 0)
+			return 4;
+	if (strncmp(m, "arm", 3) == 0 || strncmp(m, "sh", 2) == 0) /* armv7l, armv5tel; sh4 */
+		return 4;
+	return 0;
+}
+
+/* disk_dump_header.block_size as libkdumpfile reads it, or 0 when HEAD is not a kdump
+ * header. */
+static uint32_t kdump_block_size(const unsigned char *head, size_t n)
+{
+	struct kdump_layout l;
+	return kdump_header_layout(head, n, &l) ? (uint32_t)l.block_size : 0;
 }
 
 /* What libkdumpfile 0.5.1 would crash on in an ELF header, checked first: a cut header or
@@ -604,95 +657,102 @@ static uint64_t stored_bytes(int fd, uint64_t off, uint64_t len, uint64_t enough
 	return sum;
 }
 
+/* NULL when libkdumpfile may be given the kdump file HEAD starts (or it refuses it cleanly),
+ * else why not; WHY (256 bytes) may hold the reason. */
 static const char *kdump_header_broken(int fd, const unsigned char *head, size_t n,
-				       uint64_t file_size)
+				       uint64_t file_size, char *why)
 {
 	if (!diskdump_signature(head, n))
 		return NULL;
 	if (n < 464 || file_size < 4096)
 		return "the file ends inside the header";
-	for (unsigned ps = 4; ps <= 8; ps += 4)
-		for (int be = 0; be <= 1; be++) {
-			unsigned f = kdump_timestamp_offset(ps) + 2 * ps; /* status */
-			uint64_t bs = load_uint(head + f + 4, 4, be), sub_blocks = load_uint(head + f + 8, 4, be);
-			uint64_t bitmap_blocks = load_uint(head + f + 12, 4, be);
-			uint64_t max_mapnr = load_uint(head + f + 16, 4, be);
-			/* libkdumpfile 0.5.1 takes block sizes that are powers of two from 4 KiB
-			 * to 256 KiB (found by trying). */
-			if (bs < 4096 || bs > (1u << 18) || (bs & (bs - 1)) || 8 * bitmap_blocks * bs < max_mapnr)
-				continue;
-			/* libkdumpfile reads the header this way. */
-			int64_t version = (int32_t)load_uint(head + 8, 4, be);
-			if (sub_blocks >= (1u << 20) || (1 + sub_blocks + bitmap_blocks) * bs > file_size)
-				return "the file ends before its page bitmaps";
-			/* Large bitmaps hardly stored (holes of a sparse file: a 12 KB file claiming
-			 * 4 GiB of bitmaps) would cost their whole size in memory and time to read.
-			 * Holes alone are fine: zstd -d and cp --sparse make them of zeroed bitmap
-			 * blocks; but a dump's RAM bitmap has a bit set per page of RAM, so bitmaps
-			 * of 64 MiB or more with under 1/1024 of them stored are not a dump's. */
-			if (bitmap_blocks * bs >= (UINT64_C(64) << 20) &&
-			    stored_bytes(fd, (1 + sub_blocks) * bs, bitmap_blocks * bs, bitmap_blocks * bs / 1024) <
-				    bitmap_blocks * bs / 1024)
-				return "its page bitmaps (64 MiB or more) are hardly stored (holes of a sparse file)";
-			if (version < 3)
-				return NULL;
-			unsigned char sub[112];
-			if (ps_pread_full(fd, sub, sizeof sub, bs) != 1)
-				return "the file ends inside the sub header";
-			/* (offset, size) of VMCOREINFO (version 3), notes and erase info (4+). */
-			static const unsigned lay64[3][2] = { { 32, 40 }, { 48, 56 }, { 64, 72 } };
-			static const unsigned pack32[3][2] = { { 20, 28 }, { 32, 40 }, { 44, 52 } };
-			static const unsigned pad32[3][2] = { { 24, 32 }, { 40, 48 }, { 56, 64 } };
-			const unsigned (*lay)[2] = lay64;
-			if (ps == 4) {
-				uint64_t vo = load_uint(sub + 20, 8, be), vs = load_uint(sub + 28, 4, be);
-				bool packed = (!vo && !vs) || (vo > bs && vo + vs <= (1 + sub_blocks) * bs);
-				lay = packed ? pack32 : pad32;
-			}
-			for (unsigned r = version >= 4 ? 1 : 0; r < (version >= 4 ? 3u : 1u); r++) {
-				uint64_t off = load_uint(sub + lay[r][0], 8, be);
-				uint64_t size = load_uint(sub + lay[r][1], ps, be);
-				if (size && (off > file_size || size > file_size - off))
-					return "its sub header points past the end of the file";
-			}
-			/* Version 6 and later: max_mapnr_64 replaces the header's max_mapnr, and
-			 * libkdumpfile (and the page reader) size their maps by it: 5.4 G frames
-			 * claimed by a 6 MB file cost 9 s and 1.4 GB before. The bitmaps must
-			 * have a bit for each, as the header's own max_mapnr must (above). */
-			if (version >= 6) {
-				unsigned at = lay == lay64 ? 96 : lay == pack32 ? 72 : 88;
-				if (load_uint(sub + at, 8, be) > 8 * bitmap_blocks * bs)
-					return "its sub header's max_mapnr_64 is larger than its page "
-					       "bitmaps can hold";
-			}
-			return NULL;
-		}
-	return NULL; /* libkdumpfile refuses it cleanly */
+	struct kdump_layout l;
+	if (!kdump_header_layout(head, n, &l))
+		return NULL; /* libkdumpfile refuses it cleanly */
+	uint64_t bs = l.block_size, sub_blocks = l.sub_blocks, bitmap_blocks = l.bitmap_blocks;
+	bool be = l.big_endian;
+	/* A header read with another machine's layout than the one it names is misread as a
+	 * whole: libkdumpfile takes the architecture's word size from utsname.machine and
+	 * everything else from the header's layout (a mutated x86_64 header read as a 32-bit
+	 * one gave it a 256 KiB block size, then 4 KiB buffers for pages of up to 256 KiB: heap
+	 * corruption). */
+	char machine[66];
+	memcpy(machine, head + 12 + 4 * 65, 65); /* after signature, version and 4 utsname fields */
+	machine[65] = '\0';
+	unsigned word = machine_word_size(machine);
+	if (word && word != l.ptr_size) {
+		snprintf(why, 256, "its header reads as a %u-bit machine's (libkdumpfile 0.5.1 tries "
+			 "that layout first), but it names a %u-bit one (%s)", 8 * l.ptr_size, 8 * word,
+			 machine);
+		return why;
+	}
+	int64_t version = (int32_t)load_uint(head + 8, 4, be);
+	if (sub_blocks >= (1u << 20) || (1 + sub_blocks + bitmap_blocks) * bs > file_size)
+		return "the file ends before its page bitmaps";
+	/* Large bitmaps hardly stored (holes of a sparse file: a 12 KB file claiming 4 GiB of
+	 * bitmaps) would cost their whole size in memory and time to read. Holes alone are
+	 * fine: zstd -d and cp --sparse make them of zeroed bitmap blocks; but a dump's RAM
+	 * bitmap has a bit set per page of RAM, so bitmaps of 64 MiB or more with under 1/1024
+	 * of them stored are not a dump's. */
+	if (bitmap_blocks * bs >= (UINT64_C(64) << 20) &&
+	    stored_bytes(fd, (1 + sub_blocks) * bs, bitmap_blocks * bs, bitmap_blocks * bs / 1024) <
+		    bitmap_blocks * bs / 1024)
+		return "its page bitmaps (64 MiB or more) are hardly stored (holes of a sparse file)";
+	if (version < 3)
+		return NULL;
+	unsigned char sub[112];
+	if (ps_pread_full(fd, sub, sizeof sub, bs) != 1)
+		return "the file ends inside the sub header";
+	/* (offset, size) of VMCOREINFO (version 3), notes and erase info (4+). */
+	static const unsigned lay64[3][2] = { { 32, 40 }, { 48, 56 }, { 64, 72 } };
+	static const unsigned pack32[3][2] = { { 20, 28 }, { 32, 40 }, { 44, 52 } };
+	static const unsigned pad32[3][2] = { { 24, 32 }, { 40, 48 }, { 56, 64 } };
+	const unsigned (*lay)[2] = lay64;
+	if (l.ptr_size == 4) {
+		uint64_t vo = load_uint(sub + 20, 8, be), vs = load_uint(sub + 28, 4, be);
+		bool packed = (!vo && !vs) || (vo > bs && vo + vs <= (1 + sub_blocks) * bs);
+		lay = packed ? pack32 : pad32;
+	}
+	for (unsigned r = version >= 4 ? 1 : 0; r < (version >= 4 ? 3u : 1u); r++) {
+		uint64_t off = load_uint(sub + lay[r][0], 8, be);
+		uint64_t size = load_uint(sub + lay[r][1], l.ptr_size, be);
+		if (size && (off > file_size || size > file_size - off))
+			return "its sub header points past the end of the file";
+	}
+	/* Version 6 and later: max_mapnr_64 replaces the header's max_mapnr, and libkdumpfile
+	 * (and the page reader) size their maps by it: 5.4 G frames claimed by a 6 MB file cost
+	 * 9 s and 1.4 GB before. The bitmaps must have a bit for each, as the header's own
+	 * max_mapnr must (above). */
+	if (version >= 6) {
+		unsigned at = lay == lay64 ? 96 : lay == pack32 ? 72 : 88;
+		if (load_uint(sub + at, 8, be) > 8 * bitmap_blocks * bs)
+			return "its sub header's max_mapnr_64 is larger than its page bitmaps can hold";
+	}
+	return NULL;
 }
 
 /* makedumpfile/QEMU kdump header: disk_dump_header (timestamp) and, one block later,
- * kdump_sub_header (dump_level), both in the dumped machine's byte order and long size.
- * libkdumpfile 0.5.1 exposes neither. BLOCK_SIZE is kdump_block_size() of HEAD. */
-static void read_kdump_header(struct ps_dump *d, const unsigned char *head, size_t n,
-			      uint32_t block_size)
+ * kdump_sub_header (dump_level), both in the dumped machine's byte order and long size, read
+ * with the layout libkdumpfile reads them with (kdump_header_layout). libkdumpfile 0.5.1
+ * exposes neither. */
+static void read_kdump_header(struct ps_dump *d, const unsigned char *head, size_t n)
 {
-	if (n < 448 || !diskdump_signature(head, n))
+	struct kdump_layout l;
+	if (!kdump_header_layout(head, n, &l))
 		return;
-	bool be = d->target.big_endian;
-	unsigned ps = d->target.ptr_size;
+	bool be = l.big_endian;
+	unsigned ps = l.ptr_size;
+	uint32_t block_size = (uint32_t)l.block_size;
 	int32_t version = (int32_t)load_uint(head + 8, 4, be);
-	unsigned ts_off = kdump_timestamp_offset(ps);
 	int64_t tv_sec = kdump_header_timestamp(head, be, ps);
 	if (tv_sec > 0 && d->crash_time == 0)
 		d->crash_time = tv_sec;
-	if (!block_size)
-		return;
-	/* After block_size: sub_hdr_size and bitmap_blocks, in blocks. Block 0 is this header,
-	 * then the sub header, the RAM bitmap and the dumped-pages bitmap (half each), then
-	 * the page descriptors. */
-	unsigned f = ts_off + 2 * ps + 8;
-	uint64_t sub_blocks = load_uint(head + f, 4, be), bitmap_blocks = load_uint(head + f + 4, 4, be);
-	if (sub_blocks < (1u << 20) && bitmap_blocks >= 2 && bitmap_blocks < (1u << 30)) {
+	/* Block 0 is this header, then the sub header, the RAM bitmap and the dumped-pages
+	 * bitmap (half each), then the page descriptors. A single bitmap block is the
+	 * dumped-pages bitmap alone (libkdumpfile reads it so), and its descriptors must be
+	 * checked as any others. */
+	uint64_t sub_blocks = l.sub_blocks, bitmap_blocks = l.bitmap_blocks;
+	if (sub_blocks < (1u << 20) && bitmap_blocks >= 1 && bitmap_blocks < (1u << 30)) {
 		d->kd_block_size = block_size;
 		d->kd_ram_bitmap_off = (1 + sub_blocks) * block_size;
 		d->kd_ram_bitmap_len = bitmap_blocks / 2 * block_size;
@@ -1944,7 +2004,8 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	}
 	d->diskdump = nhead >= 0 && diskdump_signature(head, (size_t)nhead);
 	check_elf_truncation(d, head, (size_t)nhead, (uint64_t)sb.st_size);
-	broken = kdump_header_broken(d->fd, head, (size_t)nhead, (uint64_t)sb.st_size);
+	char header_why[256];
+	broken = kdump_header_broken(d->fd, head, (size_t)nhead, (uint64_t)sb.st_size, header_why);
 	if (broken) {
 		ps_set_err(err, "%s: corrupt or truncated kdump file: %s", path, broken);
 		goto fail;
@@ -2003,6 +2064,15 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	if (kdump_get_number_attr(d->kd, KDUMP_ATTR_PTR_SIZE, &num) == KDUMP_OK &&
 	    (num == 4 || num == 8))
 		d->target.ptr_size = (unsigned)num;
+	/* The architecture libkdumpfile found sets the word size; its header's layout must be
+	 * that machine's (kdump_header_broken refuses the machines it knows). */
+	struct kdump_layout layout;
+	if (kdump_header_layout(head, (size_t)nhead, &layout) && layout.ptr_size != d->target.ptr_size) {
+		ps_set_err(err, "%s: corrupt kdump file: its header reads as a %u-bit machine's, but "
+			     "libkdumpfile takes the machine for a %u-bit one", path, 8 * layout.ptr_size,
+			   8 * d->target.ptr_size);
+		goto fail;
+	}
 
 	load_vmcoreinfo(d);
 
@@ -2031,7 +2101,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 	/* QEMU writes arm64 kdump files in 64 KiB blocks whatever the guest's page size;
 	 * libkdumpfile then takes VMCOREINFO's PAGESIZE and overruns its buffers (SIGSEGV in
 	 * 0.5.1). Read in the file's blocks; the target keeps the kernel's page size. */
-	uint32_t block_size = kdump_block_size(d, head, (size_t)nhead);
+	uint32_t block_size = kdump_block_size(head, (size_t)nhead);
 	if (block_size && block_size != page_size) {
 		if (kdump_set_number_attr(d->kd, KDUMP_ATTR_PAGE_SIZE, block_size) != KDUMP_OK) {
 			ps_set_err(err, "%s: kdump block size %u differs from the page size %u and "
@@ -2061,7 +2131,7 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		kdump_bmp_incref(d->file_map);
 	}
 	size_t nh = (size_t)nhead;
-	read_kdump_header(d, head, nh, block_size);
+	read_kdump_header(d, head, nh);
 	if (!d->kd_block_size && kdump_get_attr(d->kd, KDUMP_ATTR_MEMORY_PAGEMAP, &attr) == KDUMP_OK &&
 	    attr.type == KDUMP_BITMAP) {
 		d->mem_map = attr.val.bitmap;
