@@ -91,6 +91,7 @@ struct ps_dump {
 	 * sorted file-page numbers; reading one is an error naming it. */
 	uint64_t *bad_desc;
 	size_t nbad_desc;
+	bool kd_checked; /* every page descriptor was checked (check_kdump_descriptors) */
 
 	/* kdump-compressed layout (0 when not one): libkdumpfile 0.5.1 leaks the bitmap it
 	 * builds for memory.pagemap of these files, so the RAM bitmap is read here, one block
@@ -1120,6 +1121,7 @@ static int check_kdump_descriptors(struct ps_dump *d, uint64_t file_size, char *
 	free(notes);
 	if (failed) /* out of memory: no check, as before any was made */
 		return 0;
+	d->kd_checked = true; /* (a refusal below ends the open) */
 	if (m.failed) {
 		ps_set_err(err, "%s: corrupt kdump file: %s page descriptors are invalid (the first, "
 			   "of page frame 0x%" PRIx64 ", says %" PRIu64 " bytes with flags 0x%" PRIx64 ")",
@@ -2232,6 +2234,11 @@ const struct ps_target *ps_dump_target(struct ps_dump *d)
 const char *ps_dump_format(const struct ps_dump *d)
 {
 	return d->format;
+}
+
+bool ps_dump_kdump_unchecked(const struct ps_dump *d)
+{
+	return d->diskdump && d->kd_max_pfn && !d->kd_checked;
 }
 
 int ps_dump_level(const struct ps_dump *d)

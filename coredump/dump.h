@@ -26,6 +26,12 @@ const struct ps_target *ps_dump_target(struct ps_dump *d);
 /* For the record header. */
 /* "elf", "kdump", "kdump-flattened" (also "elf-flattened"; libkdumpfile's name for others) */
 const char *ps_dump_format(const struct ps_dump *d);
+/* true when D is a kdump-compressed file with pages to read whose page descriptors were not
+ * checked at open, so libkdumpfile's reads would trust them (the ninth dump-headers finding:
+ * a header pagesleuth read with another layout than libkdumpfile's). The dump-headers fuzz
+ * harness's invariant; false otherwise, and after any open that went as it should (an out
+ * of memory aside). */
+bool ps_dump_kdump_unchecked(const struct ps_dump *d);
 /* makedumpfile dump level (bitmask 0-31), or -1 when the dump is not filtered / unknown. */
 int ps_dump_level(const struct ps_dump *d);
 /* Crash time (VMCOREINFO CRASHTIME or the kdump header), seconds since the epoch, or 0. */

@@ -9,10 +9,12 @@
  * written into the memory file and undone after the run. The patched dump is opened as a file
  * would be, its header facts read, a spread of physical pages read and their presence asked,
  * and VMCOREINFO looked up. A refused dump must say why in one line that names the file;
- * every read must end in a documented status. Anything else is the readers' to survive: no
+ * every read must end in a documented status; a kdump file that opens must have had its page
+ * descriptors checked (ps_dump_kdump_unchecked). Anything else is the readers' to survive: no
  * crash, leak, hang or UBSan report (libkdumpfile itself is not instrumented: what reaches it
- * is what pagesleuth's own checks let through, and a write past its buffers still shows as
- * ASan's report on the memory pagesleuth gave it, or as a crash).
+ * is what pagesleuth's own checks let through; a write past its buffers shows as ASan's
+ * report on the memory pagesleuth gave it, as a crash, or only later, as glibc's heap
+ * corruption did in the ninth finding: hence the invariant on the checks).
  *
  * Build: make B=DIR DIR/fuzz/fuzz_dump_header. Run: fuzz/inputs.sh dump-headers.
  */
@@ -95,6 +97,8 @@ static void exercise(struct ps_dump *d)
 	if (level < -1 || level > 31)
 		abort();
 	(void)ps_dump_time(d);
+	if (ps_dump_kdump_unchecked(d)) /* libkdumpfile would read through unchecked descriptors */
+		abort();
 	uint64_t page = t->page_size ? t->page_size : 4096, max = t->max_pfn ? t->max_pfn : 1 << 16;
 	const uint64_t pfns[] = { 0, 1, 2, 16, 255, 256, max / 3, max / 2, max - 1, max, max + 1,
 				  UINT64_MAX / page };
