@@ -192,12 +192,14 @@ got=$(sed -n 's/^mm id=1 tgid=\([0-9]*\) .*/\1/p' "$T/thread.rec")
 [ -z "$(awk -v w=$want '$1 == "task" && $3 != "tgid=" w' "$T/thread.rec")" ] || fail "snap --pid $TID: a task record with another tgid"
 
 # 3. The whole system: readable by ps_reader (0 = complete; 1 = a process vanished meanwhile).
-cp /proc/vmallocinfo "$T/vmalloc.before" 2>/dev/null || : >"$T/vmalloc.before"
+# /proc/vmallocinfo is read just before and just after (3b'); empty when not readable.
+read_vmallocinfo() { cp /proc/vmallocinfo "$1" 2>/dev/null || : >"$1"; }
+read_vmallocinfo "$T/vmalloc.before"
 t0=$(now_ms)
 "$PAGESLEUTH" snap -o "$T/all.rec" 2>"$T/all.err"
 rc=$?
 t1=$(now_ms)
-cp /proc/vmallocinfo "$T/vmalloc.after" 2>/dev/null || : >"$T/vmalloc.after"
+read_vmallocinfo "$T/vmalloc.after"
 [ $rc = 0 ] || [ $rc = 1 ] || fail "whole-system snap exited $rc: $(head -1 "$T/all.err")"
 "$T/gtcheck" --validate "$T/all.rec" >"$T/all.check" || fail "whole-system snapshot: $(cat "$T/all.check")"
 echo "live_snap: whole system: $((t1 - t0)) ms, $(sed 's/^gtcheck: [^:]*: //' "$T/all.check")"
@@ -282,10 +284,10 @@ vrec="$T/all.rec"
 for attempt in 1 2 3 4 5; do
     if [ $attempt -gt 1 ]; then
         vrec="$T/vmalloc.rec"
-        cp /proc/vmallocinfo "$T/vmalloc.before" 2>/dev/null || : >"$T/vmalloc.before"
+        read_vmallocinfo "$T/vmalloc.before"
         "$PAGESLEUTH" snap --no-pages -o "$vrec" 2>"$T/vmalloc.err"
         rc=$?
-        cp /proc/vmallocinfo "$T/vmalloc.after" 2>/dev/null || : >"$T/vmalloc.after"
+        read_vmallocinfo "$T/vmalloc.after"
         [ $rc = 0 ] || [ $rc = 1 ] || fail "snap --no-pages exited $rc: $(head -1 "$T/vmalloc.err")"
     fi
     vnote=$(vmalloc_check "$vrec" "$T/vmalloc.before" "$T/vmalloc.after")
