@@ -337,15 +337,16 @@ const char *ps_writer_error(const struct ps_writer *w);
 
 /* One stream written by more than one process (walker/split.c): a part's writer writes
  * stretches of WHOLE's snapshot to FP (a file of its own; WHOLE's header and page size
- * hold), and WHOLE then takes each stretch in, in order, with ps_writer_append: LEN bytes
- * read back from FD at OFF, and the stretch's counts (ps_writer_counts after it, less
- * before it) added to WHOLE's end line. */
+ * hold), and WHOLE then takes each stretch in, in order, with ps_writer_append: the LEN
+ * bytes at DATA (the part's file mapped, or read back), and the stretch's counts
+ * (ps_writer_counts after it, less before it; NULL: none, more bytes of it follow) added to
+ * WHOLE's end line. */
 struct ps_writer_counts {
 	uint64_t tasks, mms, vmas, runs, pages;
 };
 struct ps_writer *ps_writer_open_part(FILE *fp, const struct ps_writer *whole);
 void ps_writer_counts(const struct ps_writer *w, struct ps_writer_counts *c);
-int ps_writer_append(struct ps_writer *whole, int fd, uint64_t off, uint64_t len,
+int ps_writer_append(struct ps_writer *whole, const void *data, size_t len,
 		     const struct ps_writer_counts *c);
 
 /* ---- helpers shared by every source ------------------------------------------------------ */

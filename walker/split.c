@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -169,6 +170,67 @@ static void describe_end(char *buf, size_t cap, int status, const struct split_r
 		buf[0] = 0;
 }
 
+/* A worker's memory file, mapped by the parent at its first piece: the pieces go from there
+ * to the stream without being copied out first. */
+struct part_file {
+	unsigned char *map;
+	size_t len;
+	bool tried;
+};
+
+/* Where a piece the mapping cannot give is read back, a buffer's worth at a time. */
+static int append_by_pread(struct ps_walker *w, int fd, const struct split_piece *p)
+{
+	static unsigned char buf[1 << 16];
+	uint64_t off = p->off, len = p->len;
+	while (len) {
+		ssize_t got = pread(fd, buf, len < sizeof buf ? (size_t)len : sizeof buf, (off_t)off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			if (got == 0)
+				errno = 0; /* shorter than the piece said */
+			return -1;
+		}
+		off += (uint64_t)got, len -= (uint64_t)got;
+		if (ps_writer_append(w->out, buf, (size_t)got, len ? NULL : &p->counts) < 0) {
+			w->write_failed = true;
+			return 0;
+		}
+	}
+	if (!p->len && ps_writer_append(w->out, buf, 0, &p->counts) < 0)
+		w->write_failed = true;
+	return 0;
+}
+
+/* Piece P of worker K's file FD appended to the parent's stream. 0, or -1 with w->fatal
+ * saying why; a failed write sets w->write_failed. */
+static int append_piece(struct ps_walker *w, struct part_file *f, int fd, const struct split_piece *p,
+			unsigned k)
+{
+	if (!f->tried) {
+		f->tried = true;
+		struct stat st;
+		if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+			if (m != MAP_FAILED) {
+				f->map = m;
+				f->len = (size_t)st.st_size;
+			}
+		}
+	}
+	if (f->map && p->off <= f->len && p->len <= f->len - p->off) {
+		if (ps_writer_append(w->out, f->map + p->off, (size_t)p->len, &p->counts) < 0)
+			w->write_failed = true;
+		return 0;
+	}
+	if (append_by_pread(w, fd, p) == 0)
+		return 0;
+	snprintf(w->fatal, sizeof w->fatal, "cannot read back the records of worker process %u: %s", k,
+		 errno ? strerror(errno) : "its file is shorter than it said");
+	return -1;
+}
+
 /* Resident pages by the mms' own counters (unreadable or absurd ones count 0). */
 static uint64_t resident_pages(struct ps_walker *w, const struct mm_tasklist *tl)
 {
@@ -272,6 +334,7 @@ int mm_write_mms_split(struct ps_walker *w, struct mm_tasklist *tl)
 		}
 	}
 	/* The back, from the workers' files. */
+	struct part_file part[PS_WALK_MAX_WORKERS] = { 0 };
 	for (size_t m = front; m < nmm && rc == 0 && !w->write_failed; m++) {
 		const struct split_piece *p = &sh->piece[m];
 		if (p->worker < 1 || p->worker >= n) {
@@ -280,11 +343,13 @@ int mm_write_mms_split(struct ps_walker *w, struct mm_tasklist *tl)
 			rc = -1;
 			break;
 		}
-		if (ps_writer_append(w->out, fd[p->worker], p->off, p->len, &p->counts) < 0)
-			w->write_failed = true;
+		rc = append_piece(w, &part[p->worker], fd[p->worker], p, p->worker);
 	}
-	for (unsigned k = 1; k < n; k++)
+	for (unsigned k = 1; k < n; k++) {
+		if (part[k].map)
+			munmap(part[k].map, part[k].len);
 		close(fd[k]);
+	}
 	w->warn_cap = cap;
 	munmap(sh, size);
 	return rc;
