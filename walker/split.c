@@ -20,6 +20,7 @@
 #include "mm_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -76,7 +77,7 @@ static int64_t take(struct split_shared *sh, bool front)
 }
 
 static void worker_main(struct ps_walker *w, struct mm_tasklist *tl, struct split_shared *sh,
-			unsigned me, int fd, pid_t parent)
+			unsigned me, int fd, int ready, pid_t parent)
 {
 	struct split_report *rep = &sh->rep[me];
 	/* The parent's handlers clean up the parent's files; a worker just ends, and ends
@@ -133,6 +134,9 @@ static void worker_main(struct ps_walker *w, struct mm_tasklist *tl, struct spli
 	rep->reads = w->c.stats.reads - reads0;
 	rep->target_len = w->c.t.ops->worker_report(w->c.t.ctx, rep->target, sizeof rep->target);
 	__atomic_store_n(&rep->done, true, __ATOMIC_RELEASE);
+	/* The parent may take the records in now, while the kernel tears this process down. */
+	while (write(ready, "", 1) < 0 && errno == EINTR)
+		;
 	_exit(0); /* not exit: the parent's stdio buffers and atexit handlers are the parent's */
 }
 
@@ -278,7 +282,7 @@ int mm_write_mms_split(struct ps_walker *w, struct mm_tasklist *tl)
 	unsigned share = w->warns_written < w->warn_cap ? (w->warn_cap - w->warns_written) / n : 0;
 	unsigned cap = w->warn_cap;
 	pid_t pid[PS_WALK_MAX_WORKERS] = { 0 };
-	int fd[PS_WALK_MAX_WORKERS];
+	int fd[PS_WALK_MAX_WORKERS], ready[PS_WALK_MAX_WORKERS];
 	pid_t self = getpid();
 	/* Each worker's first mm is taken for it before it starts, from the back: every worker
 	 * walks at least one (the last for the first worker), whatever the parent's pace. A
@@ -286,18 +290,29 @@ int mm_write_mms_split(struct ps_walker *w, struct mm_tasklist *tl)
 	for (unsigned k = 1; k < n; k++) {
 		sh->rep[k].warn_cap = share;
 		sh->rep[k].first = take(sh, false);
+		/* Its "records written" pipe: a byte when they are, the end of the pipe when it
+		 * ended before (only the worker holds the writing end). */
+		int pipe_ends[2] = { -1, -1 };
 		fd[k] = memfd_create("pagesleuth-walk", MFD_CLOEXEC);
-		pid[k] = fd[k] < 0 ? -1 : fork();
-		if (pid[k] == 0)
-			worker_main(w, tl, sh, k, fd[k], self);
+		pid[k] = fd[k] < 0 || pipe2(pipe_ends, O_CLOEXEC) < 0 ? -1 : fork();
+		if (pid[k] == 0) {
+			close(pipe_ends[0]);
+			worker_main(w, tl, sh, k, fd[k], pipe_ends[1], self);
+		}
+		if (pipe_ends[1] >= 0)
+			close(pipe_ends[1]);
+		ready[k] = pipe_ends[0];
 		if (pid[k] < 0) {
 			if (fd[k] >= 0)
 				close(fd[k]);
+			if (ready[k] >= 0)
+				close(ready[k]);
 			for (unsigned j = 1; j < k; j++) {
 				kill(pid[j], SIGKILL);
 				while (waitpid(pid[j], NULL, 0) < 0 && errno == EINTR)
 					;
 				close(fd[j]);
+				close(ready[j]);
 			}
 			munmap(sh, size);
 			return mm_write_mms(w, tl, 0, nmm);
@@ -318,6 +333,31 @@ int mm_write_mms_split(struct ps_walker *w, struct mm_tasklist *tl)
 	if (rc != 0 || w->write_failed)
 		for (unsigned k = 1; k < n; k++)
 			kill(pid[k], SIGKILL); /* their records are not wanted any more */
+	/* Each worker's word that its records are written: they are taken in then, while the
+	 * kernel still tears the worker down, and its exit is waited for after. */
+	bool all_written = true;
+	for (unsigned k = 1; k < n; k++) {
+		char byte;
+		ssize_t got;
+		while ((got = read(ready[k], &byte, 1)) < 0 && errno == EINTR)
+			;
+		close(ready[k]);
+		const struct split_report *r = &sh->rep[k];
+		if (got != 1 || !__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) || r->rc != 0 || r->write_error[0])
+			all_written = false; /* its exit or its report says why, below */
+	}
+	/* The back, from the workers' files. */
+	struct part_file part[PS_WALK_MAX_WORKERS] = { 0 };
+	for (size_t m = front; m < nmm && all_written && rc == 0 && !w->write_failed; m++) {
+		const struct split_piece *p = &sh->piece[m];
+		if (p->worker < 1 || p->worker >= n) {
+			snprintf(w->fatal, sizeof w->fatal, "no worker process wrote address space %zu of %zu",
+				 m + 1, nmm);
+			rc = -1;
+			break;
+		}
+		rc = append_piece(w, &part[p->worker], fd[p->worker], p, p->worker);
+	}
 	for (unsigned k = 1; k < n; k++) {
 		int status;
 		while (waitpid(pid[k], &status, 0) < 0 && errno == EINTR)
@@ -333,17 +373,9 @@ int mm_write_mms_split(struct ps_walker *w, struct mm_tasklist *tl)
 			}
 		}
 	}
-	/* The back, from the workers' files. */
-	struct part_file part[PS_WALK_MAX_WORKERS] = { 0 };
-	for (size_t m = front; m < nmm && rc == 0 && !w->write_failed; m++) {
-		const struct split_piece *p = &sh->piece[m];
-		if (p->worker < 1 || p->worker >= n) {
-			snprintf(w->fatal, sizeof w->fatal, "no worker process wrote address space %zu of %zu",
-				 m + 1, nmm);
-			rc = -1;
-			break;
-		}
-		rc = append_piece(w, &part[p->worker], fd[p->worker], p, p->worker);
+	if (!all_written && rc == 0 && !w->write_failed) { /* it ended well but never said so */
+		snprintf(w->fatal, sizeof w->fatal, "a worker process did not say its records were written");
+		rc = -1;
 	}
 	for (unsigned k = 1; k < n; k++) {
 		if (part[k].map)
