@@ -6,8 +6,8 @@
  * BTF found in the dump through kallsyms.
  *
  * The output stream passes through lib/record_tee (a stream filter) that copies each warn
- * record to stderr as one line and counts page runs for --stats, so the walker's interface
- * stays "write records to a writer".
+ * record to stderr as one line, so the walker's interface stays "write records to a writer";
+ * --stats takes the page runs from the writer's counts.
  *
  * Exit status: 0 complete, 1 partial (written, with warn records; stderr says why), 2 error.
  */
@@ -221,6 +221,8 @@ static int run_extract(const struct extract_opts *o)
 		}
 		rc = 1;
 	}
+	struct ps_writer_counts written;
+	ps_writer_counts(pw, &written); /* the runs of --stats */
 	int close_rc = ps_writer_close(pw, false, &err);
 	pw = NULL;
 	if (close_rc == 0 && fclose(tee_fp) != 0)
@@ -254,7 +256,7 @@ static int run_extract(const struct extract_opts *o)
 			" pages in %" PRIu64 " runs (%" PRIu64 " excluded, %" PRIu64 " swap, %" PRIu64
 			" unknown) in %.2f s, %.0f pages/s; read %" PRIu64 " bytes of page tables, %" PRIu64
 			" of struct pages\n",
-			prog, res.tasks, res.mms, res.vmas, res.pages, tee.runs, res.excluded_pages,
+			prog, res.tasks, res.mms, res.vmas, res.pages, written.runs, res.excluded_pages,
 			res.swap_entries, res.unknown_pages, secs, secs > 0 ? res.pages / secs : 0.0,
 			res.pt_bytes, res.page_struct_bytes);
 		uint64_t unpacked, hits, ahead, ahead_used;

@@ -286,6 +286,8 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 		goto fail;
 	struct ps_writer *w = r->writer;
 	r->writer = NULL;
+	struct ps_writer_counts written;
+	ps_writer_counts(w, &written); /* the runs of --stats */
 	int close_rc = ps_writer_close(w, false, &err);
 	FILE *tf = r->tee_fp;
 	r->tee_fp = NULL;
@@ -320,7 +322,7 @@ int ps_crash_run(const struct ps_crash_request *rq, FILE *crash_out)
 		ps_crash_message("%" PRIu64 " tasks, %" PRIu64 " mms, %" PRIu64 " vmas, %" PRIu64
 				 " pages in %" PRIu64 " runs (%" PRIu64 " excluded, %" PRIu64
 				 " swap, %" PRIu64 " unknown) in %.2f s, %.0f pages/s",
-				 res.tasks, res.mms, res.vmas, res.pages, r->tee.runs, res.excluded_pages,
+				 res.tasks, res.mms, res.vmas, res.pages, written.runs, res.excluded_pages,
 				 res.swap_entries, res.unknown_pages, secs, secs > 0 ? res.pages / secs : 0.0);
 	}
 	if (rq->output)

@@ -333,6 +333,10 @@ int ps_write_log(struct ps_writer *w, const struct ps_log *l, size_t text_len);
 int ps_write_end(struct ps_writer *w, bool complete);
 int ps_write_trace(struct ps_writer *w, const struct ps_kv *kv);
 int ps_write_flush_run(struct ps_writer *w);
+/* Whole lines are kept in the writer and given to its stream 64 KiB at a time: this gives
+ * them now (not the pending run: ps_write_flush_run; not the stream's own buffer: fflush).
+ * Needed before anything else writes to, or asks the position of, the writer's stream. */
+int ps_writer_flush_lines(struct ps_writer *w);
 const char *ps_writer_error(const struct ps_writer *w);
 
 /* One stream written by more than one process (walker/split.c): a part's writer writes

@@ -1245,8 +1245,10 @@ int ps_cmd_snap(int argc, char **argv)
 		}
 		ps_progress_done(&rounds);
 		all_complete &= snap_round(&s, seq, &all_pids, &pids_cap);
-		if (strcmp(opt.out_path, "-") == 0)
+		if (strcmp(opt.out_path, "-") == 0) {
+			ps_writer_flush_lines(s.w); /* a failure is ps_writer_close's to report */
 			fflush(stdout); /* a reader of the stream sees each snapshot whole */
+		}
 		if (opt.count == 0 || seq + 1 < opt.count) {
 			char of[32] = "";
 			if (opt.count)

@@ -730,8 +730,10 @@ static void put_row(struct wss_run *r, uint64_t seq, double dur, double est, con
 	for (size_t i = 0; i < kv.n; i++)
 		kv.kv[i].key = pairs[i][0], kv.kv[i].value = pairs[i][1];
 	ps_write_trace(r->w, &kv);
-	if (strcmp(r->opt->out_path, "-") == 0)
+	if (strcmp(r->opt->out_path, "-") == 0) {
+		ps_writer_flush_lines(r->w); /* a failure is ps_writer_close's to report */
 		fflush(stdout);
+	}
 }
 
 /* A failure after the start: the process exiting gets its own message. */

@@ -106,9 +106,11 @@ static void worker_main(struct ps_walker *w, struct mm_tasklist *tl, struct spli
 	for (int64_t i = rep->first; rc == 0 && !w->write_failed && i >= 0; i = take(sh, false)) {
 		struct ps_writer_counts before, after;
 		ps_writer_counts(part, &before);
+		if (ps_writer_flush_lines(part) < 0)
+			w->write_failed = true;
 		off_t start = ftello(fp);
 		rc = mm_write_mms(w, tl, (size_t)i, (size_t)i + 1);
-		if (ps_write_flush_run(part) < 0)
+		if (ps_write_flush_run(part) < 0 || ps_writer_flush_lines(part) < 0)
 			w->write_failed = true;
 		off_t end = ftello(fp);
 		ps_writer_counts(part, &after);

@@ -263,7 +263,7 @@ static bool walk_vma(struct fake *f, uint64_t start, uint64_t end, uint64_t vm_f
 		ok = CHECK(mm_walk_vma_pages(w, &mm, PA_PGD, &v) == 0, "walk: %s", w->c.err);
 	}
 	if (out)
-		ps_write_flush_run(out);
+		ps_write_flush_run(out), ps_writer_flush_lines(out);
 	if (fp) {
 		fflush(fp);
 		rewind(fp);
