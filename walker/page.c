@@ -995,6 +995,10 @@ struct vwalk {
 	const struct mm_space *mm;
 	const struct mm_vma *vma;
 	struct ps_vma_sum sum;
+	/* Pages counted into sum, a run at a time: ps_sum_add_map is linear in npages, and
+	 * neighbouring pages mostly have the same bits, mapcount and flags. */
+	bool have_sum_run;
+	struct ps_map sum_run;
 	bool write_runs;
 	/* a pending u run (written when something else comes) */
 	bool have_u;
@@ -1037,12 +1041,33 @@ static void add_unknown(struct vwalk *k, uint64_t va, uint64_t npages, const cha
 	k->have_u = true;
 }
 
+static void flush_sum_run(struct vwalk *k)
+{
+	if (k->have_sum_run)
+		ps_sum_add_map(&k->sum, &k->sum_run, k->w->c.page_size);
+	k->have_sum_run = false;
+}
+
+/* What ps_sum_add_map looks at besides npages. */
+static bool same_sum_key(const struct ps_map *a, const struct ps_map *b)
+{
+	return a->pte.set == b->pte.set && a->pte.known == b->pte.known && a->mapcount == b->mapcount &&
+	       a->pflags == b->pflags && a->excluded == b->excluded;
+}
+
 static void emit_map(struct vwalk *k, const struct ps_map *m, bool count_in_sum)
 {
 	struct ps_walker *w = k->w;
 	flush_unknown(k);
-	if (count_in_sum)
-		ps_sum_add_map(&k->sum, m, w->c.page_size);
+	if (count_in_sum) {
+		if (k->have_sum_run && same_sum_key(&k->sum_run, m)) {
+			k->sum_run.npages += m->npages;
+		} else {
+			flush_sum_run(k);
+			k->sum_run = *m;
+			k->have_sum_run = true;
+		}
+	}
 	w->res->pages += m->npages;
 	if (m->excluded)
 		w->res->excluded_pages += m->npages;
@@ -1258,6 +1283,7 @@ int mm_walk_vma_pages(struct ps_walker *w, const struct mm_space *mm, uint64_t t
 	if (r < 0 && w->c.err[0])
 		mm_warn(w, mm->id, v->start, "page-table walk failed: %s", w->c.err);
 	flush_unknown(&k);
+	flush_sum_run(&k);
 	if (k.n_beyond)
 		mm_warn(w, mm->id, k.first_beyond, "%" PRIu64 " pages map frames beyond the end of memory "
 			"(max_pfn %" PRIx64 "): bad page-table entries", k.n_beyond, w->c.max_pfn);
