@@ -41,12 +41,13 @@ enum {
  * copy-on-write pages) has the same mapcount, refcount and kpageflags each time the walk
  * meets it. The 2.5 GiB bench dump's walk meets 873,764 pages, 411,282 distinct: direct-mapped
  * by the PFN's low bits (runs of PFNs fill neighbouring slots), 2^16 slots catch 416,000 of
- * the 462,482 repeats. Cleared when what page_facts reads besides the dump changes (the zero
+ * the 462,482 repeats. The dump's status of the frame is kept with them. Cleared when what page_facts reads besides the dump changes (the zero
  * page or the huge zero page learned during the walk). */
 #define MEMO_SLOTS (1u << 16)
 struct facts_memo {
 	uint64_t pfn1; /* PFN + 1; 0: empty */
 	uint64_t mapcount, refcount, pflags;
+	enum ps_read_status status; /* the dump's, for the frame (pfn_status) */
 };
 
 struct mm_page_cache {
@@ -1181,11 +1182,17 @@ static void leaf(struct vwalk *k, uint64_t va, uint64_t npages, unsigned shift, 
 		struct page_facts f;
 		struct facts_memo *me = pc->memo ? &pc->memo[pfn & (MEMO_SLOTS - 1)] : NULL;
 		int pr = 0;
+		enum ps_read_status st = PS_READ_OK;
 		if (me && me->pfn1 == pfn + 1) {
 			f.mapcount = me->mapcount, f.refcount = me->refcount, f.pflags = me->pflags;
-		} else if ((pr = page_facts(w, pfn, &f)) == 0 && me) {
-			*me = (struct facts_memo){ .pfn1 = pfn + 1, .mapcount = f.mapcount,
-						   .refcount = f.refcount, .pflags = f.pflags };
+			st = me->status;
+		} else if ((pr = page_facts(w, pfn, &f)) == 0) {
+			if (t->ops->pfn_status)
+				st = t->ops->pfn_status(t->ctx, pfn);
+			if (me)
+				*me = (struct facts_memo){ .pfn1 = pfn + 1, .mapcount = f.mapcount,
+							   .refcount = f.refcount, .pflags = f.pflags,
+							   .status = st };
 		}
 		if (pr != 0) {
 			if (pr == -2)
@@ -1204,15 +1211,12 @@ static void leaf(struct vwalk *k, uint64_t va, uint64_t npages, unsigned shift, 
 		m.pte.set &= (uint8_t)~(1u << PS_PTE_EXCLUSIVE);
 		if (!e->special && f.mapcount == 1)
 			m.pte.set |= 1u << PS_PTE_EXCLUSIVE;
-		if (t->ops->pfn_status) {
-			enum ps_read_status st = t->ops->pfn_status(t->ctx, pfn);
-			if (st == PS_READ_EXCLUDED) {
-				m.excluded = true;
-				m.reason = "dumplevel";
-			} else if (st != PS_READ_OK) {
-				m.excluded = true;
-				m.reason = "missing";
-			}
+		if (st == PS_READ_EXCLUDED) {
+			m.excluded = true;
+			m.reason = "dumplevel";
+		} else if (st != PS_READ_OK) {
+			m.excluded = true;
+			m.reason = "missing";
 		}
 		/* smaps counts only what vm_normal_page() finds: special PTEs (PFN maps, the
 		 * zero page) are not resident there. */
