@@ -158,22 +158,13 @@ static ssize_t tee_write(void *cookie, const char *buf, size_t size)
 	return (ssize_t)size;
 }
 
-static int tee_close(void *cookie)
-{
-	struct ps_record_tee *t = cookie;
-	free(t->iobuf); /* fclose has flushed it and no longer looks at it */
-	t->iobuf = NULL;
-	return 0;
-}
-
 FILE *ps_record_tee_open(struct ps_record_tee *t)
 {
-	cookie_io_functions_t io = { .write = tee_write, .close = tee_close };
+	cookie_io_functions_t io = { .write = tee_write };
 	FILE *fp = fopencookie(t, "w", io);
-	/* 1 MiB through tee_write at a time, not 4 KiB (glibc's own buffer): the buffer is
-	 * given, since glibc ignores setvbuf's size without one. */
-	enum { TEE_BUF = 1 << 20 };
-	if (fp && (t->iobuf = malloc(TEE_BUF)))
-		setvbuf(fp, t->iobuf, _IOFBF, TEE_BUF);
+	/* Unbuffered: a record writer gives its lines 64 KiB at a time already (record_write.c),
+	 * and a buffer here would copy every byte once more. */
+	if (fp)
+		setvbuf(fp, NULL, _IONBF, 0);
 	return fp;
 }

@@ -20,7 +20,6 @@ struct ps_record_tee {
 	char line[1024];                            /* private: the current line's start */
 	size_t len;
 	bool in_line;                               /* private: a write ended inside a line */
-	char *iobuf;                                /* private: the stream's buffer */
 };
 
 /* A write-only stream passing everything to T->out (set T->out, warn, arg first; the rest
