@@ -137,7 +137,7 @@ static ssize_t tee_write(void *cookie, const char *buf, size_t size)
 		}
 	}
 	if (p < end && !t->in_line) {
-		/* P is at a line's start: it, then every line after a newline followed by "warn ". */
+		/* P is at a line's start: that line, then every line that begins with 'w'. */
 		p = take_line(t, p, end);
 		while (p < end && !t->in_line) {
 			const char *w = next_w_line(p, end);

@@ -41,8 +41,9 @@ enum {
  * copy-on-write pages) has the same mapcount, refcount and kpageflags each time the walk
  * meets it. The 2.5 GiB bench dump's walk meets 873,764 pages, 411,282 distinct: direct-mapped
  * by the PFN's low bits (runs of PFNs fill neighbouring slots), 2^16 slots catch 416,000 of
- * the 462,482 repeats. The dump's status of the frame is kept with them. Cleared when what page_facts reads besides the dump changes (the zero
- * page or the huge zero page learned during the walk). */
+ * the 462,482 repeats. The dump's status of the frame is kept with them. Cleared when what
+ * page_facts reads besides the dump changes (the zero page or the huge zero page learned
+ * during the walk). */
 #define MEMO_SLOTS (1u << 16)
 struct facts_memo {
 	uint64_t pfn1; /* PFN + 1; 0: empty */
