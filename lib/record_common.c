@@ -123,6 +123,8 @@ uint64_t ps_map_pfn_at(const struct ps_map *m, uint64_t i)
 	return ps_map_zero_page(m) ? m->pfn : m->pfn + i;
 }
 
+/* Reads pte, mapcount, pflags, excluded and npages: ps_sum_same_kind (records.h) must name
+ * every field read here but npages. */
 void ps_sum_add_map(struct ps_vma_sum *s, const struct ps_map *m, uint32_t page_size)
 {
 	uint64_t n = m->npages;

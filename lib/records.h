@@ -357,6 +357,14 @@ int ps_writer_append(struct ps_writer *whole, const void *data, size_t len,
 
 /* Accumulate one page run into a VMA summary (page_size for pss). */
 void ps_sum_add_map(struct ps_vma_sum *s, const struct ps_map *m, uint32_t page_size);
+/* Whether ps_sum_add_map counts A's pages and B's alike: every field it reads but npages
+ * (the sum is linear in npages, so a walker may add a run of such pages at once). Kept here,
+ * beside it, so that the two change together. */
+static inline bool ps_sum_same_kind(const struct ps_map *a, const struct ps_map *b)
+{
+	return a->pte.set == b->pte.set && a->pte.known == b->pte.known && a->mapcount == b->mapcount &&
+	       a->pflags == b->pflags && a->excluded == b->excluded;
+}
 void ps_sum_add_swap(struct ps_vma_sum *s, const struct ps_swap *sw);
 void ps_sum_add_unknown(struct ps_vma_sum *s, const struct ps_unknown_range *u);
 /* PSS contribution of one page in bytes << PS_PSS_SHIFT (as the kernel's smaps does). */

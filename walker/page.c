@@ -1050,19 +1050,12 @@ static void flush_sum_run(struct vwalk *k)
 	k->have_sum_run = false;
 }
 
-/* What ps_sum_add_map looks at besides npages. */
-static bool same_sum_key(const struct ps_map *a, const struct ps_map *b)
-{
-	return a->pte.set == b->pte.set && a->pte.known == b->pte.known && a->mapcount == b->mapcount &&
-	       a->pflags == b->pflags && a->excluded == b->excluded;
-}
-
 static void emit_map(struct vwalk *k, const struct ps_map *m, bool count_in_sum)
 {
 	struct ps_walker *w = k->w;
 	flush_unknown(k);
 	if (count_in_sum) {
-		if (k->have_sum_run && same_sum_key(&k->sum_run, m)) {
+		if (k->have_sum_run && ps_sum_same_kind(&k->sum_run, m)) {
 			k->sum_run.npages += m->npages;
 		} else {
 			flush_sum_run(k);
