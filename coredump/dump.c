@@ -78,6 +78,7 @@ struct ps_dump {
 	 * bits), a whole ELF file's through elf_reads. NULL: through libkdumpfile. */
 	uint64_t *file_words;
 	struct ps_kdump_pages *kpages;
+	struct ps_mapped_file kd_file; /* a kdump-compressed file mapped (not mapped: pread) */
 	struct ps_elf_segments *elf_reads;
 
 	char *vmcoreinfo_raw;
@@ -977,68 +978,87 @@ struct bad_desc_note {
 
 #define BAD_DESC_MAX (UINT64_C(1) << 20) /* more: the whole file is suspect */
 
-/* One thread's share of the check: descriptors FIRST .. END - 1, read DESC_CHUNK at a time.
- * Reads D only (any thread); what it finds goes to NOTES, at most BAD_DESC_MAX + 1 of them
- * (one more than the open accepts), stopping at the end of the file. */
+/* One thread's share of the check: descriptors FIRST .. END - 1, read in place from the
+ * mapped file, else DESC_CHUNK at a time with pread. Reads D only (any thread); what it finds
+ * goes to NOTES, at most BAD_DESC_MAX + 1 of them (one more than the open accepts), stopping
+ * at the end of the file. */
 #define DESC_CHUNK 4096u
 
 struct desc_share {
 	const struct ps_dump *d;
 	uint64_t file_size, first, end;
+	uint64_t next;  /* the first descriptor not yet looked at */
+	bool swap;      /* the file's byte order is not the host's */
 	struct bad_desc_note *notes;
 	size_t nnotes;
-	bool failed; /* out of memory */
+	bool full;      /* BAD_DESC_MAX + 1 notes: the rest is not looked at */
+	bool failed;    /* out of memory */
 };
+
+/* The LEN / 24 descriptors at P, from q->next on. One tight loop (the open's check of every
+ * descriptor is a fixed cost of every extraction): memcpy and a byte swap, not a byte loop.
+ * q->next stays true at every point (a fault in the mapping may end this part way). */
+static void check_desc_bytes(void *arg, const unsigned char *p, size_t len)
+{
+	struct desc_share *q = arg;
+	const uint32_t block = q->d->kd_page_size;
+	for (size_t n = len / 24; n > 0 && !q->full && !q->failed; n--, p += 24, q->next++) {
+		uint64_t off;
+		uint32_t size32, flags32;
+		memcpy(&off, p, 8);
+		memcpy(&size32, p + 8, 4);
+		memcpy(&flags32, p + 12, 4);
+		if (q->swap) {
+			off = __builtin_bswap64(off);
+			size32 = __builtin_bswap32(size32);
+			flags32 = __builtin_bswap32(flags32);
+		}
+		if (__builtin_expect(ps_kdump_desc_problem(off, size32, flags32, block, q->file_size) == NULL, 1))
+			continue;
+		if (q->nnotes > BAD_DESC_MAX) { /* already one too many */
+			q->full = true;
+			break;
+		}
+		if (q->nnotes % 1024 == 0) {
+			struct bad_desc_note *nn = realloc(q->notes, (q->nnotes + 1024) * sizeof *nn);
+			if (!nn) {
+				q->failed = true;
+				break;
+			}
+			q->notes = nn;
+		}
+		q->notes[q->nnotes++] = (struct bad_desc_note){ q->next, size32, flags32 };
+	}
+}
 
 static void *scan_desc_share(void *arg)
 {
 	struct desc_share *q = arg;
 	const struct ps_dump *d = q->d;
-	const bool swap = d->target.big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	const uint32_t block = d->kd_page_size;
+	q->swap = d->target.big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	q->next = q->first;
+	/* Only what lies inside the file: the rest is check_kdump_truncation's. */
+	uint64_t in_file = d->kd_desc_off < q->file_size ? (q->file_size - d->kd_desc_off) / 24 : 0;
+	uint64_t end = q->end < in_file ? q->end : in_file;
+	if (q->next >= end)
+		return NULL;
+	uint64_t at = d->kd_desc_off + q->next * 24, len = (end - q->next) * 24;
+	if (len <= SIZE_MAX && ps_mapped_file_has(&d->kd_file, at, len)) {
+		/* A fault (the file cut short since it was mapped) ends the check there, as a
+		 * short read does below. */
+		ps_mapped_file_scan(&d->kd_file, at, (size_t)len, check_desc_bytes, q);
+		return NULL;
+	}
 	unsigned char *buf = malloc(DESC_CHUNK * 24);
 	if (!buf) {
 		q->failed = true;
 		return NULL;
 	}
-	for (uint64_t index = q->first; index < q->end;) {
-		uint64_t at = d->kd_desc_off + index * 24;
-		if (at >= q->file_size)
-			break; /* the rest is past the end: check_kdump_truncation's */
-		uint64_t n = (q->file_size - at) / 24;
-		n = n < DESC_CHUNK ? n : DESC_CHUNK;
-		n = n < q->end - index ? n : q->end - index;
-		if (n == 0 || ps_pread_full(d->fd, buf, (size_t)n * 24, at) != 1)
+	while (q->next < end && !q->full && !q->failed) {
+		uint64_t n = end - q->next < DESC_CHUNK ? end - q->next : DESC_CHUNK;
+		if (ps_pread_full(d->fd, buf, (size_t)n * 24, d->kd_desc_off + q->next * 24) != 1)
 			break;
-		/* One tight loop (the open's check of every descriptor is a fixed cost of every
-		 * extraction): memcpy and a byte swap, not a byte loop. */
-		const unsigned char *p = buf;
-		for (uint64_t i = 0; i < n; i++, p += 24) {
-			uint64_t off;
-			uint32_t size32, flags32;
-			memcpy(&off, p, 8);
-			memcpy(&size32, p + 8, 4);
-			memcpy(&flags32, p + 12, 4);
-			if (swap) {
-				off = __builtin_bswap64(off);
-				size32 = __builtin_bswap32(size32);
-				flags32 = __builtin_bswap32(flags32);
-			}
-			if (__builtin_expect(ps_kdump_desc_problem(off, size32, flags32, block, q->file_size) == NULL, 1))
-				continue;
-			if (q->nnotes > BAD_DESC_MAX) /* already one too many */
-				break;
-			if (q->nnotes % 1024 == 0) {
-				struct bad_desc_note *nn = realloc(q->notes, (q->nnotes + 1024) * sizeof *nn);
-				if (!nn) {
-					q->failed = true;
-					break;
-				}
-				q->notes = nn;
-			}
-			q->notes[q->nnotes++] = (struct bad_desc_note){ index + i, size32, flags32 };
-		}
-		index += n;
+		check_desc_bytes(q, buf, (size_t)n * 24);
 	}
 	free(buf);
 	return NULL;
@@ -1832,6 +1852,7 @@ void ps_dump_close(struct ps_dump *d)
 	if (!d)
 		return;
 	ps_kdump_pages_close(d->kpages);
+	ps_mapped_file_unmap(&d->kd_file);
 	free(d->file_words);
 	ps_elf_segments_close(d->elf_reads);
 	if (d->file_map)
@@ -1936,6 +1957,7 @@ static void open_own_reads(struct ps_dump *d, uint64_t file_size)
 			.fd = d->fd, .file_size = file_size, .block_size = d->kd_page_size,
 			.desc_off = d->kd_desc_off, .big_endian = d->target.big_endian,
 			.words = d->file_words, .npages = d->kd_max_pfn, .helpers = d->kd_helpers,
+			.file = &d->kd_file,
 		};
 		if (ok)
 			d->kpages = ps_kdump_pages_open(&l);
@@ -2197,8 +2219,12 @@ struct ps_dump *ps_dump_open(const char *path, char **warnings, char **err)
 		goto fail;
 	}
 	check_kdump_truncation(d, (uint64_t)sb.st_size);
-	if (d->kd_block_size) /* once: it reads the cgroup's quota files; no use for an ELF */
+	if (d->kd_block_size) { /* once: it reads the cgroup's quota files; no use for an ELF */
 		d->kd_helpers = ps_helper_threads(PS_KDUMP_HELPERS_MAX);
+		/* for the check of every descriptor and then every read of kdump_pages.c (not
+		 * mapped: both pread) */
+		ps_mapped_file_map(&d->kd_file, d->fd, (uint64_t)sb.st_size);
+	}
 	if (check_kdump_descriptors(d, (uint64_t)sb.st_size, err) != 0)
 		goto fail;
 	open_own_reads(d, (uint64_t)sb.st_size);

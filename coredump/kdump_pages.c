@@ -99,7 +99,6 @@ struct prefetcher {
 
 struct ps_kdump_pages {
 	struct ps_kdump_layout l;
-	struct ps_mapped_file file; /* not mapped: pread */
 	uint64_t *rank;             /* set bits before words[i * RANK_SPAN_WORDS] */
 	uint64_t nwords;
 
@@ -204,8 +203,6 @@ struct ps_kdump_pages *ps_kdump_pages_open(const struct ps_kdump_layout *l)
 		ps_kdump_pages_close(k);
 		return NULL;
 	}
-	/* Not mapped (no address space for it): fetch() preads. */
-	ps_mapped_file_map(&k->file, l->fd, l->file_size);
 	k->nhelpers = l->helpers < RUN_HELPERS ? l->helpers : RUN_HELPERS;
 	return k;
 }
@@ -217,7 +214,6 @@ void ps_kdump_pages_close(struct ps_kdump_pages *k)
 	if (!k)
 		return;
 	prefetcher_stop(k);
-	ps_mapped_file_unmap(&k->file);
 	free(k->rank);
 	free(k->tag);
 	free(k->lru);
@@ -252,8 +248,8 @@ static uint64_t desc_index(const struct ps_kdump_pages *k, uint64_t idx)
  * false when the file no longer holds them. */
 static bool fetch(const struct ps_kdump_pages *k, uint64_t off, void *dst, size_t len)
 {
-	if (ps_mapped_file_has(&k->file, off, len))
-		return ps_mapped_file_copy(&k->file, dst, off, len);
+	if (k->l.file && ps_mapped_file_has(k->l.file, off, len))
+		return ps_mapped_file_copy(k->l.file, dst, off, len);
 	return ps_pread_full(k->l.fd, dst, len, off) == 1;
 }
 
@@ -273,11 +269,10 @@ static const unsigned char *cached(struct ps_kdump_pages *k, uint64_t idx)
 
 static const char desc_past_end[] = "past the end of the file";
 
-/* Descriptor DI, checked, and its data into U->packed: NULL, or why not (with the
- * descriptor's file offset AT, SIZE, OFF and FLAGS for the message). Reads K only: any
- * thread, with its own U. */
-static const char *fetch_packed(const struct ps_kdump_pages *k, struct unpacker *u, uint64_t di,
-				uint64_t *at, uint64_t *size, uint64_t *off, uint64_t *flags)
+/* Descriptor DI, checked: NULL, or why not (with the descriptor's file offset AT, SIZE,
+ * OFF and FLAGS for the message). Reads K only: any thread. */
+static const char *fetch_desc(const struct ps_kdump_pages *k, uint64_t di, uint64_t *at,
+			      uint64_t *size, uint64_t *off, uint64_t *flags)
 {
 	*at = k->l.desc_off + di * DESC_SIZE;
 	*size = *off = *flags = 0;
@@ -288,25 +283,57 @@ static const char *fetch_packed(const struct ps_kdump_pages *k, struct unpacker 
 	*off = load(desc, 8, k->l.big_endian);
 	*size = load(desc + 8, 4, k->l.big_endian);
 	*flags = load(desc + 12, 4, k->l.big_endian);
-	const char *why = ps_kdump_desc_problem(*off, *size, *flags, k->l.block_size, k->l.file_size);
-	if (!why && !(*flags & (FLAG_LZO | FLAG_SNAPPY)) && !fetch(k, *off, u->packed, (size_t)*size))
-		why = "its data cannot be read";
-	return why;
+	return ps_kdump_desc_problem(*off, *size, *flags, k->l.block_size, k->l.file_size);
 }
 
-/* U->packed, SIZE bytes compressed with zlib or zstd (FLAGS), into PAGE: NULL, or why not. */
-static const char *unpack(const struct ps_kdump_pages *k, struct unpacker *u, uint64_t size,
-			  uint64_t flags, unsigned char *page)
+static const char data_unreadable[] = "its data cannot be read";
+
+/* SIZE bytes compressed with zlib or zstd (FLAGS) at PACKED, into PAGE: NULL, or why not. */
+static const char *decompress(const struct ps_kdump_pages *k, struct unpacker *u,
+			      const unsigned char *packed, size_t size, uint64_t flags,
+			      unsigned char *page)
 {
 	uint32_t bs = k->l.block_size;
 	if (flags & FLAG_ZLIB) {
 		size_t out = 0;
-		return libdeflate_zlib_decompress(u->inflater, u->packed, (size_t)size, page, bs, &out) ==
+		return libdeflate_zlib_decompress(u->inflater, packed, size, page, bs, &out) ==
 				       LIBDEFLATE_SUCCESS && out == bs
 			       ? NULL : "zlib data does not inflate to a page";
 	}
-	size_t out = ZSTD_decompressDCtx(u->zstd, page, bs, u->packed, (size_t)size);
+	size_t out = ZSTD_decompressDCtx(u->zstd, page, bs, packed, size);
 	return !ZSTD_isError(out) && out == bs ? NULL : "zstd data does not decompress to a page";
+}
+
+struct in_place {
+	const struct ps_kdump_pages *k;
+	struct unpacker *u;
+	uint64_t flags;
+	unsigned char *page;
+	const char *why;
+};
+
+static void decompress_in_place(void *arg, const unsigned char *p, size_t len)
+{
+	struct in_place *q = arg;
+	q->why = decompress(q->k, q->u, p, len, q->flags, q->page);
+}
+
+/* The page whose data a checked descriptor (SIZE bytes at file offset OFF, FLAGS zlib or
+ * zstd) gives, into PAGE: NULL, or why not. Decompressed straight out of the mapped file
+ * (a fault there, the file cut short since it was mapped, is a failed read), else out of
+ * U->packed after a pread. Reads K only: any thread, with its own U. */
+static const char *unpack(const struct ps_kdump_pages *k, struct unpacker *u, uint64_t off,
+			  uint64_t size, uint64_t flags, unsigned char *page)
+{
+	if (k->l.file && ps_mapped_file_has(k->l.file, off, size)) {
+		struct in_place q = { k, u, flags, page, data_unreadable };
+		if (!ps_mapped_file_scan(k->l.file, off, (size_t)size, decompress_in_place, &q))
+			return data_unreadable;
+		return q.why;
+	}
+	if (ps_pread_full(k->l.fd, u->packed, (size_t)size, off) != 1)
+		return data_unreadable;
+	return decompress(k, u, u->packed, (size_t)size, flags, page);
 }
 
 static void describe(char *err, size_t errlen, uint64_t di, uint64_t at, uint64_t size,
@@ -353,9 +380,9 @@ static void *prefetcher_main(void *arg)
 		}
 		uint64_t at, size, off, flags;
 		unsigned state = PF_FAILED;
-		if (!fetch_packed(k, &pf->u, desc_index(k, s->idx), &at, &size, &off, &flags) &&
+		if (!fetch_desc(k, desc_index(k, s->idx), &at, &size, &off, &flags) &&
 		    (flags & (FLAG_ZLIB | FLAG_ZSTD)) && !(flags & (FLAG_LZO | FLAG_SNAPPY)) &&
-		    !unpack(k, &pf->u, size, flags, s->page)) {
+		    !unpack(k, &pf->u, off, size, flags, s->page)) {
 			state = PF_READY;
 			atomic_fetch_add_explicit(&pf->decompressed, 1, memory_order_relaxed);
 		}
@@ -503,16 +530,18 @@ enum ps_kdump_page_status ps_kdump_pages_read(struct ps_kdump_pages *k, uint64_t
 	}
 	unsigned char *page = slot_page(k, slot);
 	uint64_t di = desc_index(k, idx), at, size, off, flags;
-	const char *why = fetch_packed(k, &k->u, di, &at, &size, &off, &flags);
+	const char *why = fetch_desc(k, di, &at, &size, &off, &flags);
 	if (!why && (flags & (FLAG_LZO | FLAG_SNAPPY)))
 		return KP_FOREIGN;
 	if (!why && !(flags & (FLAG_ZLIB | FLAG_ZSTD))) {
-		memcpy(buf, k->u.packed + offset, len); /* stored as it is: nothing to keep */
-		return KP_OK;
+		/* stored as it is (SIZE is the block size): nothing to keep */
+		if (fetch(k, off + offset, buf, len))
+			return KP_OK;
+		why = data_unreadable;
 	}
 	if (!why) {
 		k->tag[slot] = 0;
-		why = unpack(k, &k->u, size, flags, page);
+		why = unpack(k, &k->u, off, size, flags, page);
 	}
 	if (why) {
 		describe(err, errlen, di, at, size, off, flags, why);
@@ -546,14 +575,15 @@ static void *read_share(void *arg)
 	for (uint64_t i = 0; i < r->n; i++) {
 		uint64_t at, size, off, flags;
 		unsigned char *page = r->out + i * bs;
-		if (fetch_packed(r->k, r->u, r->first_desc + i, &at, &size, &off, &flags) ||
+		if (fetch_desc(r->k, r->first_desc + i, &at, &size, &off, &flags) ||
 		    (flags & (FLAG_LZO | FLAG_SNAPPY)))
 			return NULL;
 		if (!(flags & (FLAG_ZLIB | FLAG_ZSTD))) {
-			memcpy(page, r->u->packed, bs);
+			if (!fetch(r->k, off, page, bs))
+				return NULL;
 			continue;
 		}
-		if (unpack(r->k, r->u, size, flags, page))
+		if (unpack(r->k, r->u, off, size, flags, page))
 			return NULL;
 		r->decompressed++;
 	}
@@ -607,7 +637,7 @@ enum ps_kdump_page_status ps_kdump_pages_peek(struct ps_kdump_pages *k, uint64_t
 		return KP_OK;
 	}
 	uint64_t di = desc_index(k, idx), at, size, off, flags;
-	const char *why = fetch_packed(k, &k->u, di, &at, &size, &off, &flags);
+	const char *why = fetch_desc(k, di, &at, &size, &off, &flags);
 	if (!why && !(flags & FLAG_ZLIB)) /* zstd decodes a page-sized block whole anyway */
 		return ps_kdump_pages_read(k, idx, 0, buf, len, err, errlen);
 	if (!why && !k->prefix_inflater_ready) {
@@ -615,6 +645,8 @@ enum ps_kdump_page_status ps_kdump_pages_peek(struct ps_kdump_pages *k, uint64_t
 			return ps_kdump_pages_read(k, idx, 0, buf, len, err, errlen);
 		k->prefix_inflater_ready = true;
 	}
+	if (!why && !fetch(k, off, k->u.packed, (size_t)size))
+		why = data_unreadable;
 	if (!why) {
 		z_stream *z = &k->prefix_inflater;
 		if (inflateReset(z) != Z_OK)

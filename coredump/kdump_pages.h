@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ps_mapped_file;
+
 struct ps_kdump_layout {
 	int fd;
 	uint64_t file_size;
@@ -42,6 +44,9 @@ struct ps_kdump_layout {
 	/* Threads besides the caller's the reader may use (ps_helper_threads): 0, none; at
 	 * most PS_KDUMP_HELPERS_MAX are used. */
 	unsigned helpers;
+	/* The file mapped (ps_mapped_file_map), or not (then pages are read with pread).
+	 * Borrowed: it must outlive the reader. */
+	const struct ps_mapped_file *file;
 };
 
 /* Threads a kdump's reads use besides the caller's, at most: the shares of a long run of

@@ -90,7 +90,23 @@ void ps_mapped_file_unmap(struct ps_mapped_file *m)
 	guard_release();
 }
 
-/* No system call on the way: sigsetjmp without the signal mask is a few register stores. */
+/* The guard around one access to SRC .. SRC + LEN on this thread (the caller's sigsetjmp
+ * is where a fault lands). No system call on the way: sigsetjmp without the signal mask is
+ * a few register stores. */
+static inline void guard_enter(sigjmp_buf *jump, const unsigned char *src, size_t len)
+{
+	guard_lo = (uintptr_t)src;
+	guard_hi = (uintptr_t)src + len;
+	guard_jump = jump;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the access stays between the guard's ends */
+}
+
+static inline void guard_leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_jump = NULL;
+}
+
 bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off, size_t len)
 {
 	if (!ps_mapped_file_has(m, off, len))
@@ -99,13 +115,24 @@ bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off
 	sigjmp_buf jump;
 	if (sigsetjmp(jump, 0))
 		return false;
-	guard_lo = (uintptr_t)src;
-	guard_hi = (uintptr_t)src + len;
-	guard_jump = &jump;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the copy stays between the guard's ends */
+	guard_enter(&jump, src, len);
 	memcpy(dst, src, len);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	guard_jump = NULL;
+	guard_leave();
+	return true;
+}
+
+bool ps_mapped_file_scan(const struct ps_mapped_file *m, uint64_t off, size_t len,
+			 void (*fn)(void *arg, const unsigned char *p, size_t len), void *arg)
+{
+	if (!ps_mapped_file_has(m, off, len))
+		return false;
+	const unsigned char *src = m->map + off;
+	sigjmp_buf jump;
+	if (sigsetjmp(jump, 0))
+		return false;
+	guard_enter(&jump, src, len);
+	fn(arg, src, len);
+	guard_leave();
 	return true;
 }
 

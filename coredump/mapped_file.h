@@ -34,6 +34,13 @@ static inline bool ps_mapped_file_has(const struct ps_mapped_file *m, uint64_t o
  * about DST) when the source faulted. */
 bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off, size_t len);
 
+/* FN(ARG, P, LEN) with P the mapping's bytes at OFF (ps_mapped_file_has must hold), read in
+ * place, inside the same guard: false when the source faulted, FN then left part way (what
+ * it wrote to ARG must make sense at any point). For a long read-only pass over the file
+ * (the check of every kdump page descriptor) without copying it first. */
+bool ps_mapped_file_scan(const struct ps_mapped_file *m, uint64_t off, size_t len,
+			 void (*fn)(void *arg, const unsigned char *p, size_t len), void *arg);
+
 /* LEN bytes of FD at OFF with pread, through short reads and EINTR: 1, 0 when the file ends
  * first (errno 0), -1 on an error (errno). The readers' one loop for files not mapped. */
 int ps_pread_full(int fd, void *buf, size_t len, uint64_t off);
