@@ -390,30 +390,34 @@ static void *prefetcher_main(void *arg)
 	}
 }
 
+/* What prefetcher_start made, its thread gone or never started. */
+static void prefetcher_free(struct prefetcher *pf)
+{
+	pthread_mutex_destroy(&pf->lock);
+	pthread_cond_destroy(&pf->wake);
+	unpacker_fini(&pf->u);
+	free(pf->pages);
+	free(pf);
+}
+
 static bool prefetcher_start(struct ps_kdump_pages *k)
 {
 	struct prefetcher *pf = calloc(1, sizeof *pf);
 	if (!pf)
 		return false;
+	pthread_mutex_init(&pf->lock, NULL);
+	pthread_cond_init(&pf->wake, NULL);
 	pf->pages = malloc((size_t)PREFETCH_SLOTS * k->l.block_size);
 	if (!pf->pages || !unpacker_init(&pf->u, k->l.block_size)) {
-		unpacker_fini(&pf->u);
-		free(pf->pages);
-		free(pf);
+		prefetcher_free(pf);
 		return false;
 	}
 	for (unsigned i = 0; i < PREFETCH_SLOTS; i++)
 		pf->slot[i].page = pf->pages + (size_t)i * k->l.block_size;
-	pthread_mutex_init(&pf->lock, NULL);
-	pthread_cond_init(&pf->wake, NULL);
 	k->pf = pf;
 	if (pthread_create(&pf->thread, NULL, prefetcher_main, k) != 0) {
 		k->pf = NULL;
-		pthread_mutex_destroy(&pf->lock);
-		pthread_cond_destroy(&pf->wake);
-		unpacker_fini(&pf->u);
-		free(pf->pages);
-		free(pf);
+		prefetcher_free(pf);
 		return false;
 	}
 	return true;
@@ -432,11 +436,7 @@ static void prefetcher_stop(struct ps_kdump_pages *k)
 	k->decompressed += atomic_load(&pf->decompressed);
 	k->ahead += atomic_load(&pf->decompressed);
 	k->ahead_used += pf->used;
-	pthread_mutex_destroy(&pf->lock);
-	pthread_cond_destroy(&pf->wake);
-	unpacker_fini(&pf->u);
-	free(pf->pages);
-	free(pf);
+	prefetcher_free(pf);
 	k->pf = NULL;
 }
 

@@ -90,24 +90,12 @@ void ps_mapped_file_unmap(struct ps_mapped_file *m)
 	guard_release();
 }
 
-/* The guard around one access to SRC .. SRC + LEN on this thread (the caller's sigsetjmp
- * is where a fault lands). No system call on the way: sigsetjmp without the signal mask is
- * a few register stores. */
-static inline void guard_enter(sigjmp_buf *jump, const unsigned char *src, size_t len)
-{
-	guard_lo = (uintptr_t)src;
-	guard_hi = (uintptr_t)src + len;
-	guard_jump = jump;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the access stays between the guard's ends */
-}
-
-static inline void guard_leave(void)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	guard_jump = NULL;
-}
-
-bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off, size_t len)
+/* One access to the mapping at OFF .. OFF + LEN, inside the guard: FN(ARG, bytes, LEN), or
+ * when FN is NULL a copy to DST (the hot case: no call through a pointer). false when the
+ * range is outside the mapping or the source faulted. No system call on the way: sigsetjmp
+ * without the signal mask is a few register stores. */
+static bool guarded(const struct ps_mapped_file *m, uint64_t off, size_t len, void *dst,
+		    void (*fn)(void *arg, const unsigned char *p, size_t len), void *arg)
 {
 	if (!ps_mapped_file_has(m, off, len))
 		return false;
@@ -115,25 +103,28 @@ bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off
 	sigjmp_buf jump;
 	if (sigsetjmp(jump, 0))
 		return false;
-	guard_enter(&jump, src, len);
-	memcpy(dst, src, len);
-	guard_leave();
+	guard_lo = (uintptr_t)src;
+	guard_hi = (uintptr_t)src + len;
+	guard_jump = &jump;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the access stays between the guard's ends */
+	if (fn)
+		fn(arg, src, len);
+	else
+		memcpy(dst, src, len);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_jump = NULL;
 	return true;
+}
+
+bool ps_mapped_file_copy(const struct ps_mapped_file *m, void *dst, uint64_t off, size_t len)
+{
+	return guarded(m, off, len, dst, NULL, NULL);
 }
 
 bool ps_mapped_file_scan(const struct ps_mapped_file *m, uint64_t off, size_t len,
 			 void (*fn)(void *arg, const unsigned char *p, size_t len), void *arg)
 {
-	if (!ps_mapped_file_has(m, off, len))
-		return false;
-	const unsigned char *src = m->map + off;
-	sigjmp_buf jump;
-	if (sigsetjmp(jump, 0))
-		return false;
-	guard_enter(&jump, src, len);
-	fn(arg, src, len);
-	guard_leave();
-	return true;
+	return guarded(m, off, len, NULL, fn, arg);
 }
 
 int ps_pread_full(int fd, void *buf, size_t len, uint64_t off)

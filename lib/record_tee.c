@@ -69,21 +69,28 @@ static void look_at_line(struct ps_record_tee *t, const char *line, size_t len)
 	report_warn(t);
 }
 
-/* The line from P (at a line's start) to its newline, or, when it does not end before END,
- * its start kept for the next write. Returns where the next line starts, or END. */
+/* The line from P to its newline: a line's start, or the rest of the line begun in an
+ * earlier write (its start kept in t->line: enough for any warn record's reason). When it
+ * does not end before END, what there is of it is kept for the next write. Returns where the
+ * next line starts, or END. */
 static const char *take_line(struct ps_record_tee *t, const char *p, const char *end)
 {
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	if (nl) {
+	if (nl && !t->in_line) { /* whole in this write: looked at where it is */
 		look_at_line(t, p, (size_t)(nl - p));
 		t->len = 0;
 		return nl + 1;
 	}
-	size_t n = (size_t)(end - p), room = sizeof t->line - 1;
-	memcpy(t->line, p, n < room ? n : room);
-	t->len = n < room ? n : room;
-	t->in_line = true;
-	return end;
+	const char *stop = nl ? nl : end;
+	size_t n = (size_t)(stop - p), room = sizeof t->line - 1 - t->len;
+	memcpy(t->line + t->len, p, n < room ? n : room);
+	t->len += n < room ? n : room;
+	t->in_line = !nl;
+	if (!nl)
+		return end;
+	look_at_line(t, t->line, t->len);
+	t->len = 0;
+	return nl + 1;
 }
 
 /* The first line start in [P, END) that begins with 'w' (a warn record, or a swap run), P
@@ -121,36 +128,21 @@ static ssize_t tee_write(void *cookie, const char *buf, size_t size)
 	 * warn records matter here, so whole lines are not visited one by one: only those that
 	 * begin with 'w'. This sees every byte extract writes, without a copy. */
 	const char *p = buf, *end = buf + size;
-	if (t->in_line) { /* the rest of a line begun in an earlier write */
-		const char *nl = memchr(p, '\n', size);
-		const char *stop = nl ? nl : end;
-		size_t n = (size_t)(stop - p), room = sizeof t->line - 1 - t->len;
-		memcpy(t->line + t->len, p, n < room ? n : room);
-		t->len += n < room ? n : room;
-		if (nl) {
-			look_at_line(t, t->line, t->len);
-			t->len = 0;
-			t->in_line = false;
-			p = nl + 1;
-		} else {
-			p = end;
-		}
-	}
-	if (p < end && !t->in_line) {
-		/* P is at a line's start: that line, then every line that begins with 'w'. */
+	/* P is at a line's start, or inside one begun in an earlier write: that line, then
+	 * every line that begins with 'w'. */
+	if (p < end)
 		p = take_line(t, p, end);
-		while (p < end && !t->in_line) {
-			const char *w = next_w_line(p, end);
-			if (w == end) {
-				/* No line in the rest begins with 'w'; its last line may go on in the
-				 * next write, and may be a warn record. */
-				const char *last = memrchr(p - 1, '\n', (size_t)(end - (p - 1)));
-				if (last + 1 < end)
-					take_line(t, last + 1, end);
-				break;
-			}
-			p = take_line(t, w, end);
+	while (p < end && !t->in_line) {
+		const char *w = next_w_line(p, end);
+		if (w == end) {
+			/* No line in the rest begins with 'w'; its last line may go on in the next
+			 * write, and may be a warn record. */
+			const char *last = memrchr(p - 1, '\n', (size_t)(end - (p - 1)));
+			if (last + 1 < end)
+				take_line(t, last + 1, end);
+			break;
 		}
+		p = take_line(t, w, end);
 	}
 	size_t done = fwrite(buf, 1, size, t->out);
 	if (done < size)
