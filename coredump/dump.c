@@ -995,40 +995,54 @@ struct desc_share {
 	bool failed;    /* out of memory */
 };
 
-/* The LEN / 24 descriptors at P, from q->next on. One tight loop (the open's check of every
- * descriptor is a fixed cost of every extraction): memcpy and a byte swap, not a byte loop.
- * q->next stays true at every point (a fault in the mapping may end this part way). */
+/* Descriptor INDEX found bad: noted. false when the check ends here (one note more than
+ * the open accepts, or no memory). */
+static bool note_bad_desc(struct desc_share *q, uint64_t index, uint32_t size, uint32_t flags)
+{
+	if (q->nnotes > BAD_DESC_MAX) { /* already one too many */
+		q->full = true;
+		return false;
+	}
+	if (q->nnotes % 1024 == 0) {
+		struct bad_desc_note *nn = realloc(q->notes, (q->nnotes + 1024) * sizeof *nn);
+		if (!nn) {
+			q->failed = true;
+			return false;
+		}
+		q->notes = nn;
+	}
+	q->notes[q->nnotes++] = (struct bad_desc_note){ index, size, flags };
+	return true;
+}
+
+/* The LEN / 24 descriptors at P, the first of them q->next; q->next then the one after
+ * them. One tight loop (the open's check of every descriptor is a fixed cost of every
+ * extraction): memcpy and a byte swap, not a byte loop. A fault in the mapping may end it
+ * part way: the notes taken until then stand. */
 static void check_desc_bytes(void *arg, const unsigned char *p, size_t len)
 {
 	struct desc_share *q = arg;
 	const uint32_t block = q->d->kd_page_size;
-	for (size_t n = len / 24; n > 0 && !q->full && !q->failed; n--, p += 24, q->next++) {
+	const uint64_t file_size = q->file_size, first = q->next;
+	const bool swap = q->swap;
+	const size_t n = len / 24;
+	for (size_t i = 0; i < n; i++, p += 24) {
 		uint64_t off;
 		uint32_t size32, flags32;
 		memcpy(&off, p, 8);
 		memcpy(&size32, p + 8, 4);
 		memcpy(&flags32, p + 12, 4);
-		if (q->swap) {
+		if (swap) {
 			off = __builtin_bswap64(off);
 			size32 = __builtin_bswap32(size32);
 			flags32 = __builtin_bswap32(flags32);
 		}
-		if (__builtin_expect(ps_kdump_desc_problem(off, size32, flags32, block, q->file_size) == NULL, 1))
+		if (__builtin_expect(ps_kdump_desc_problem(off, size32, flags32, block, file_size) == NULL, 1))
 			continue;
-		if (q->nnotes > BAD_DESC_MAX) { /* already one too many */
-			q->full = true;
+		if (!note_bad_desc(q, first + i, size32, flags32))
 			break;
-		}
-		if (q->nnotes % 1024 == 0) {
-			struct bad_desc_note *nn = realloc(q->notes, (q->nnotes + 1024) * sizeof *nn);
-			if (!nn) {
-				q->failed = true;
-				break;
-			}
-			q->notes = nn;
-		}
-		q->notes[q->nnotes++] = (struct bad_desc_note){ q->next, size32, flags32 };
 	}
+	q->next = first + n;
 }
 
 static void *scan_desc_share(void *arg)
