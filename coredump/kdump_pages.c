@@ -296,6 +296,8 @@ static const char *decompress(const struct ps_kdump_pages *k, struct unpacker *u
 	uint32_t bs = k->l.block_size;
 	if (flags & FLAG_ZLIB) {
 		size_t out = 0;
+		if (!u->inflater)
+			return "out of memory";
 		return libdeflate_zlib_decompress(u->inflater, packed, size, page, bs, &out) ==
 				       LIBDEFLATE_SUCCESS && out == bs
 			       ? NULL : "zlib data does not inflate to a page";
@@ -327,9 +329,15 @@ static const char *unpack(const struct ps_kdump_pages *k, struct unpacker *u, ui
 {
 	if (k->l.file && ps_mapped_file_has(k->l.file, off, size)) {
 		struct in_place q = { k, u, flags, page, data_unreadable };
-		if (!ps_mapped_file_scan(k->l.file, off, (size_t)size, decompress_in_place, &q))
-			return data_unreadable;
-		return q.why;
+		if (ps_mapped_file_scan(k->l.file, off, (size_t)size, decompress_in_place, &q))
+			return q.why;
+		/* Left in the middle of a page: what the decompressors keep from call to call
+		 * (libdeflate's static Huffman tables) is made afresh. */
+		if (u->inflater)
+			libdeflate_free_decompressor(u->inflater);
+		u->inflater = libdeflate_alloc_decompressor();
+		ZSTD_DCtx_reset(u->zstd, ZSTD_reset_session_and_parameters);
+		return data_unreadable;
 	}
 	if (ps_pread_full(k->l.fd, u->packed, (size_t)size, off) != 1)
 		return data_unreadable;
