@@ -323,7 +323,7 @@ static void decompress_in_place(void *arg, const unsigned char *p, size_t len)
 /* The page whose data a checked descriptor (SIZE bytes at file offset OFF, FLAGS zlib or
  * zstd) gives, into PAGE: NULL, or why not. Decompressed straight out of the mapped file
  * (a fault there, the file cut short since it was mapped, is a failed read), else out of
- * U->packed after a pread. Reads K only: any thread, with its own U. */
+ * U->packed after fetch() read it. Reads K only: any thread, with its own U. */
 static const char *unpack(const struct ps_kdump_pages *k, struct unpacker *u, uint64_t off,
 			  uint64_t size, uint64_t flags, unsigned char *page)
 {
@@ -339,7 +339,7 @@ static const char *unpack(const struct ps_kdump_pages *k, struct unpacker *u, ui
 		ZSTD_DCtx_reset(u->zstd, ZSTD_reset_session_and_parameters);
 		return data_unreadable;
 	}
-	if (ps_pread_full(k->l.fd, u->packed, (size_t)size, off) != 1)
+	if (!fetch(k, off, u->packed, (size_t)size))
 		return data_unreadable;
 	return decompress(k, u, u->packed, (size_t)size, flags, page);
 }
