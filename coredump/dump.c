@@ -988,7 +988,6 @@ struct desc_share {
 	const struct ps_dump *d;
 	uint64_t file_size, first, end;
 	uint64_t next;  /* the first descriptor not yet looked at */
-	bool swap;      /* the file's byte order is not the host's */
 	struct bad_desc_note *notes;
 	size_t nnotes;
 	bool full;      /* BAD_DESC_MAX + 1 notes: the rest is not looked at */
@@ -1024,7 +1023,7 @@ static void check_desc_bytes(void *arg, const unsigned char *p, size_t len)
 	struct desc_share *q = arg;
 	const uint32_t block = q->d->kd_page_size;
 	const uint64_t file_size = q->file_size, first = q->next;
-	const bool swap = q->swap;
+	const bool swap = q->d->target.big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	const size_t n = len / 24;
 	for (size_t i = 0; i < n; i++, p += 24) {
 		uint64_t off;
@@ -1049,7 +1048,6 @@ static void *scan_desc_share(void *arg)
 {
 	struct desc_share *q = arg;
 	const struct ps_dump *d = q->d;
-	q->swap = d->target.big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	q->next = q->first;
 	/* Only what lies inside the file: the rest is check_kdump_truncation's. */
 	uint64_t in_file = d->kd_desc_off < q->file_size ? (q->file_size - d->kd_desc_off) / 24 : 0;
